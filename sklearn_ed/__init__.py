@@ -1,0 +1,24 @@
+"""sklearn-ed: nearest neighbours under expensive distances, for scikit-learn.
+
+Strings (or any objects) are embedded into vectors; candidates are filtered
+by cheap vector distance and refined with the exact distance.
+"""
+
+from ._cgk import CGKEmbedder
+from .neighbors import (
+    FilterRefineClassifier,
+    FilterRefineNeighbors,
+    FilterRefineRegressor,
+    FilterRefineTransformer,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CGKEmbedder",
+    "FilterRefineClassifier",
+    "FilterRefineNeighbors",
+    "FilterRefineRegressor",
+    "FilterRefineTransformer",
+    "__version__",
+]

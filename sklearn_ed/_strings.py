@@ -1,0 +1,192 @@
+"""Validation and integer encoding of string input.
+
+Every string estimator validates its input with :func:`check_strings` and
+encodes characters (Unicode code points, as ``len(str)`` and rapidfuzz count
+them) into small integer symbols with :class:`Alphabet`. Symbol ``0`` is the
+padding symbol and symbol ``1`` the unknown-character bucket; characters seen
+at fit time are ``2, 3, ...``. Because real characters never map to ``0``,
+padding can never collide with a character of the data.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+from numba import njit
+
+PAD_SYMBOL = 0
+UNKNOWN_SYMBOL = 1
+FIRST_CHAR_SYMBOL = 2
+
+
+def check_strings(X, *, name="X", allow_empty=False):
+    """Validate a 1-D collection of strings and return it as an object array.
+
+    Accepts a list, tuple, numpy array (object or unicode dtype), pandas
+    Series, or a single-column 2-D array or DataFrame. Raises on a single
+    string, on non-string items (naming the index) and on an empty input.
+
+    Parameters
+    ----------
+    X : array-like of str
+        The strings.
+    name : str, default="X"
+        Name used in error messages.
+    allow_empty : bool, default=False
+        Whether a collection of zero strings is valid.
+
+    Returns
+    -------
+    strings : ndarray of object, shape (n_samples,)
+    """
+    if isinstance(X, (str, bytes)):
+        raise ValueError(
+            f"{name} must be a 1-D collection of strings, got a single string "
+            f"{_preview(X)}. Wrap it in a list: [{_preview(X)}]."
+        )
+    if hasattr(X, "iloc") and getattr(X, "ndim", 1) == 2:  # DataFrame
+        if X.shape[1] != 1:
+            raise ValueError(
+                f"{name} must be 1-D or a single column, got a DataFrame with "
+                f"{X.shape[1]} columns. Select the text column first."
+            )
+        X = X.iloc[:, 0]
+    if hasattr(X, "to_numpy"):  # Series
+        X = X.to_numpy(dtype=object)
+    if not isinstance(X, np.ndarray):
+        try:
+            X = list(X)
+        except TypeError:
+            raise TypeError(
+                f"{name} must be a 1-D collection of strings, got "
+                f"{type(X).__name__}."
+            ) from None
+        strings = np.empty(len(X), dtype=object)
+        strings[:] = X
+    else:
+        if X.ndim == 2 and X.shape[1] == 1:
+            X = X[:, 0]
+        if X.ndim != 1:
+            raise ValueError(
+                f"{name} must be a 1-D collection of strings, got an array of "
+                f"shape {X.shape}."
+            )
+        strings = X.astype(object)
+    if len(strings) == 0 and not allow_empty:
+        raise ValueError(
+            f"{name} contains 0 strings; at least one string is required."
+        )
+    for index, item in enumerate(strings):
+        if not isinstance(item, str):
+            _raise_not_a_string(item, index, name)
+    return strings
+
+
+def _raise_not_a_string(item, index, name):
+    if item is None or (isinstance(item, numbers.Real) and item != item):
+        raise ValueError(
+            f"{name}[{index}] is missing ({item!r}); every item must be a "
+            "string. Drop or fill missing values before calling this method."
+        )
+    raise TypeError(
+        f"{name}[{index}] is of type {type(item).__name__} ({_preview(item)}); "
+        "every item must be a str. Convert your data with str() or fix the "
+        "offending item."
+    )
+
+
+def _preview(value, limit=30):
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def to_code_points(strings):
+    """Concatenated UTF-32 code points of ``strings`` and their offsets.
+
+    One ``str.join`` and one ``encode`` per call: no Python work per character.
+
+    Returns
+    -------
+    code_points : ndarray of uint32, shape (total_length,)
+    offsets : ndarray of int64, shape (n_strings + 1,)
+        String ``i`` is ``code_points[offsets[i]:offsets[i + 1]]``.
+    """
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    code_points = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32)
+    return code_points, offsets
+
+
+@njit(cache=True, nogil=True)
+def map_code_points(code_points, lookup):
+    """Symbol of each code point; code points beyond the table are unknown."""
+    symbols = np.empty(code_points.shape[0], dtype=np.int32)
+    for i in range(code_points.shape[0]):
+        point = code_points[i]
+        symbols[i] = lookup[point] if point < lookup.shape[0] else UNKNOWN_SYMBOL
+    return symbols
+
+
+class Alphabet:
+    """Maps Unicode code points to integer symbols learned from training data.
+
+    Parameters
+    ----------
+    characters : ndarray of uint32
+        Sorted unique code points seen at fit time.
+    """
+
+    def __init__(self, characters):
+        self.characters = np.asarray(characters, dtype=np.uint32)
+        top = int(self.characters[-1]) + 1 if len(self.characters) else 1
+        self.lookup = np.full(top, UNKNOWN_SYMBOL, dtype=np.int32)
+        self.lookup[self.characters] = np.arange(
+            FIRST_CHAR_SYMBOL, FIRST_CHAR_SYMBOL + len(self.characters), dtype=np.int32
+        )
+
+    @classmethod
+    def from_strings(cls, strings):
+        code_points, _ = to_code_points(strings)
+        return cls(np.unique(code_points))
+
+    @property
+    def n_symbols(self):
+        """Number of symbols including padding and the unknown bucket."""
+        return len(self.characters) + FIRST_CHAR_SYMBOL
+
+    def encode(self, strings):
+        """Symbols of ``strings`` as one flat array plus offsets."""
+        code_points, offsets = to_code_points(strings)
+        return map_code_points(code_points, self.lookup), offsets
+
+
+def resolve_max_length(strings, max_length):
+    """Padding length fixed at fit: ``max_length`` or the longest string."""
+    longest = max(map(len, strings))
+    if max_length is None:
+        return max(longest, 1)
+    return max_length
+
+
+def check_string_lengths(strings, max_length, policy, estimator_name):
+    """Apply the over-long string policy ("truncate" warns, "error" raises)."""
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    too_long = np.flatnonzero(lengths > max_length)
+    if too_long.size == 0:
+        return
+    message = (
+        f"{too_long.size} string(s) are longer than max_length={max_length} "
+        f"(first at index {too_long[0]}, length {lengths[too_long[0]]})"
+    )
+    if policy == "error":
+        raise ValueError(
+            f"{message}. Refit {estimator_name} with a larger max_length, or "
+            "set on_long_string='truncate'."
+        )
+    warnings.warn(
+        f"{message}; {estimator_name} only embeds their first {max_length} "
+        "characters. Set max_length at fit to embed longer strings.",
+        UserWarning,
+        stacklevel=3,
+    )

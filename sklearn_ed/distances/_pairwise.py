@@ -1,0 +1,140 @@
+"""Batched exact distances: full matrices and per-query candidate lists.
+
+Both functions split the queries into chunks dispatched through joblib, so
+``n_jobs`` and ``joblib.parallel_config`` (threads, processes, or a Dask
+cluster) decide where the work runs. rapidfuzz releases the GIL, so the
+default is threads.
+"""
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+
+from ._registry import get_metric
+
+# Queries per task: big enough to amortise dispatch, small enough to balance.
+_MIN_QUERIES_PER_TASK = 16
+
+
+def _query_chunks(n_queries, n_jobs):
+    n_tasks = min(
+        max(1, n_queries // _MIN_QUERIES_PER_TASK), 4 * effective_n_jobs(n_jobs)
+    )
+    return [chunk for chunk in np.array_split(np.arange(n_queries), n_tasks) if len(chunk)]
+
+
+def _take(X, indices):
+    if isinstance(X, np.ndarray):
+        return X[indices]
+    return [X[i] for i in indices]
+
+
+def _run_chunks(function, chunks, n_jobs):
+    if effective_n_jobs(n_jobs) == 1 or len(chunks) == 1:
+        return [function(chunk) for chunk in chunks]
+    return Parallel(n_jobs=n_jobs, prefer="threads")(
+        delayed(function)(chunk) for chunk in chunks
+    )
+
+
+def pairwise_distances(X, Y=None, metric="levenshtein", *, n_jobs=None):
+    """Exact distances between every item of ``X`` and every item of ``Y``.
+
+    Parameters
+    ----------
+    X : sequence of str, array of shape (n_x, n_features), or sequence of objects
+        Query items, of the kind the metric takes.
+    Y : same kind as X, default=None
+        Base items; ``None`` means ``X``.
+    metric : str, Metric or callable, default="levenshtein"
+        A registry name (see :func:`available_metrics`), a :class:`Metric`,
+        or a callable ``metric(x, y) -> float``.
+    n_jobs : int, default=None
+        Number of parallel jobs (joblib semantics; ``-1`` uses all cores).
+
+    Returns
+    -------
+    distances : ndarray of shape (n_x, n_y)
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances import pairwise_distances
+    >>> pairwise_distances(["kitten", "flaw"], ["sitting", "lawn"])
+    array([[3, 5],
+           [7, 2]], dtype=int32)
+    """
+    spec = get_metric(metric)
+    if Y is None:
+        Y = X
+    chunks = _query_chunks(len(X), n_jobs)
+    blocks = _run_chunks(lambda rows: spec.pairwise(_take(X, rows), Y), chunks, n_jobs)
+    return np.concatenate(blocks, axis=0)
+
+
+def candidate_distances(X, Y, candidates, metric="levenshtein", *,
+                        score_cutoff=None, n_jobs=None):
+    """Exact distances from each query to its own list of candidates.
+
+    This is the refine step of filter-and-refine: query ``i`` is compared
+    with ``Y[candidates[i]]`` only.
+
+    Parameters
+    ----------
+    X : sequence of queries, length n_queries
+    Y : sequence of base items
+    candidates : ndarray of int, shape (n_queries, n_candidates)
+        Indices into ``Y``; ``-1`` marks an empty slot (distance ``inf``).
+    metric : str, Metric or callable, default="levenshtein"
+    score_cutoff : array-like of shape (n_queries,), default=None
+        Per-query upper bound of interest. Distances above it are returned
+        as ``inf`` (metrics that support cut-offs skip most of the work).
+    n_jobs : int, default=None
+
+    Returns
+    -------
+    distances : ndarray of float64, shape (n_queries, n_candidates)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ed.distances import candidate_distances
+    >>> candidate_distances(["kitten"], ["sitting", "lawn", "kitchen"],
+    ...                     np.array([[2, 0]]))
+    array([[2., 3.]])
+    """
+    spec = get_metric(metric)
+    candidates = np.asarray(candidates)
+    if candidates.ndim != 2 or candidates.shape[0] != len(X):
+        raise ValueError(
+            "candidates must be a 2-D integer array with one row per query; "
+            f"got shape {candidates.shape} for {len(X)} queries."
+        )
+    cutoffs = None if score_cutoff is None else np.asarray(score_cutoff, dtype=np.float64)
+
+    def refine(rows):
+        block = np.full((len(rows), candidates.shape[1]), np.inf)
+        for out_row, query in enumerate(rows):
+            block[out_row] = _one_query(spec, X[query], Y, candidates[query],
+                                        None if cutoffs is None else cutoffs[query])
+        return block
+
+    chunks = _query_chunks(len(X), n_jobs)
+    if not chunks:
+        return np.empty((0, candidates.shape[1]))
+    return np.concatenate(_run_chunks(refine, chunks, n_jobs), axis=0)
+
+
+def _one_query(spec, query, Y, row, cutoff):
+    distances = np.full(len(row), np.inf)
+    valid = row >= 0
+    if not valid.any():
+        return distances
+    query_batch = np.asarray(query)[None] if spec.input_type == "vectors" else [query]
+    kwargs = {}
+    if cutoff is not None and spec.supports_cutoff:
+        kwargs["score_cutoff"] = int(np.floor(cutoff)) if spec.integer_valued else cutoff
+    values = spec.pairwise(query_batch, _take(Y, row[valid]), **kwargs)[0]
+    values = values.astype(np.float64)
+    if cutoff is not None:
+        values[values > cutoff] = np.inf
+    distances[valid] = values
+    return distances

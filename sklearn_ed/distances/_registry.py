@@ -1,0 +1,114 @@
+"""Registry of exact distances with capability flags.
+
+A metric is a :class:`Metric`: a name, a batched ``pairwise`` function and
+flags telling the neighbour estimators how to use it. DTW, chamfer or a user
+metric join with :func:`register_metric`; a plain callable
+``metric(x, y) -> float`` is wrapped on the fly by :func:`get_metric`.
+"""
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+
+INPUT_TYPES = ("strings", "vectors", "objects")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """An exact distance and what it can do.
+
+    Parameters
+    ----------
+    name : str
+        Registry name.
+    pairwise : callable
+        ``pairwise(X, Y, score_cutoff=None) -> ndarray (len(X), len(Y))``;
+        computes every distance in one batched call. With ``score_cutoff``,
+        entries greater than the cutoff may be returned as any value greater
+        than the cutoff (this lets banded algorithms stop early).
+    input_type : {"strings", "vectors", "objects"}
+        What one sample is: a ``str``, a row of a 2-D numeric array, or any
+        Python object (a series, a point set).
+    integer_valued : bool
+        Whether distances are integers (edit distances): enables tie-aware
+        handling and integer cut-offs.
+    supports_cutoff : bool
+        Whether ``score_cutoff`` makes ``pairwise`` faster.
+    oracle : callable, optional
+        Plain reference implementation ``oracle(x, y) -> float``, used by the
+        test-suite to check ``pairwise``.
+    """
+
+    name: str
+    pairwise: Callable
+    input_type: str
+    integer_valued: bool = False
+    supports_cutoff: bool = False
+    oracle: Optional[Callable] = None
+
+    def __post_init__(self):
+        if self.input_type not in INPUT_TYPES:
+            raise ValueError(
+                f"input_type must be one of {INPUT_TYPES}, got {self.input_type!r}."
+            )
+
+
+_REGISTRY = {}
+
+
+def register_metric(metric, *, overwrite=False):
+    """Add a :class:`Metric` to the registry so it can be named by string."""
+    if not isinstance(metric, Metric):
+        raise TypeError(f"metric must be a Metric, got {type(metric).__name__}.")
+    if metric.name in _REGISTRY and not overwrite:
+        raise ValueError(
+            f"A metric named {metric.name!r} is already registered; pass "
+            "overwrite=True to replace it."
+        )
+    _REGISTRY[metric.name] = metric
+    return metric
+
+
+def available_metrics():
+    """Names of the registered metrics, sorted."""
+    return sorted(_REGISTRY)
+
+
+def get_metric(metric):
+    """Resolve a registry name, a :class:`Metric` or a callable to a Metric."""
+    if isinstance(metric, Metric):
+        return metric
+    if isinstance(metric, str):
+        try:
+            return _REGISTRY[metric]
+        except KeyError:
+            raise ValueError(
+                f"Unknown metric {metric!r}. Use one of {available_metrics()}, "
+                "a callable metric(x, y) -> float, or register a new one with "
+                "sklearn_ed.distances.register_metric."
+            ) from None
+    if callable(metric):
+        return callable_metric(metric)
+    raise TypeError(
+        "metric must be a registry name, a Metric or a callable, got "
+        f"{type(metric).__name__}."
+    )
+
+
+def callable_metric(function):
+    """Wrap a Python callable ``function(x, y) -> float`` as a Metric.
+
+    The callable is called once per pair (it cannot be batched); the
+    neighbour estimators still call it only on filtered candidates.
+    """
+
+    def pairwise(X, Y, score_cutoff=None):
+        distances = np.empty((len(X), len(Y)), dtype=np.float64)
+        for i, x in enumerate(X):
+            for j, y in enumerate(Y):
+                distances[i, j] = function(x, y)
+        return distances
+
+    name = getattr(function, "__name__", type(function).__name__)
+    return Metric(name=name, pairwise=pairwise, input_type="objects", oracle=function)

@@ -1,0 +1,304 @@
+"""Filter-and-refine machinery shared by the neighbour estimators.
+
+fit:    embed the base set with a clone of ``embedder``; index the embeddings.
+query:  embed the queries, take ``n_candidates`` by embedding distance
+        (filter), compute the exact metric to those only and keep the best
+        (refine). Returned distances are always exact.
+"""
+
+import math
+from numbers import Integral
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator, clone
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._cgk import CGKEmbedder
+from .._strings import check_strings
+from ..distances import Metric, candidate_distances, get_metric
+from ._filter import EMBEDDING_METRICS, BruteFilter, NNDescentFilter, sort_by_value
+
+# Above this many base items, filter_algorithm="auto" uses NNDescent.
+AUTO_NNDESCENT_MIN_SAMPLES = 100_000
+# Radius calibration: anchors, and near and random partners per anchor.
+_CALIBRATION_ANCHORS = 128
+_CALIBRATION_PARTNERS = 4
+
+
+def embedding_metric_of(embedder):
+    """Vector metric an embedder declares (last step of a Pipeline)."""
+    if isinstance(embedder, Pipeline):
+        embedder = embedder.steps[-1][1]
+    metric = getattr(embedder, "embedding_metric", "euclidean")
+    if metric not in EMBEDDING_METRICS:
+        raise ValueError(
+            f"{type(embedder).__name__}.embedding_metric must be one of "
+            f"{EMBEDDING_METRICS}, got {metric!r}."
+        )
+    return metric
+
+
+class FilterRefineBase(BaseEstimator):
+    """Base class of the FilterRefine estimators (not for direct use)."""
+
+    _parameter_constraints: dict = {
+        "embedder": [HasMethods(["fit", "transform"]), None],
+        "metric": [str, callable, Metric],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "n_candidates": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0, 1, closed="right"),
+        ],
+        "filter_algorithm": [StrOptions({"auto", "brute", "nndescent"})],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
+
+    # Whether fit learns the embedding-to-exact calibration radius search needs.
+    _calibrates_radius = False
+
+    def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5,
+                 n_candidates=100, filter_algorithm="auto", n_jobs=None,
+                 random_state=None):
+        self.embedder = embedder
+        self.metric = metric
+        self.n_neighbors = n_neighbors
+        self.n_candidates = n_candidates
+        self.filter_algorithm = filter_algorithm
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fit
+    def _fit(self, X, y=None):
+        """Embed and index ``X`` (already validated)."""
+        self._fit_X = X
+        self.n_samples_fit_ = len(X)
+        self.embedder_ = self._make_embedder(X)
+        self.embedder_.fit(X) if y is None else self.embedder_.fit(X, y)
+        self.embedding_metric_ = embedding_metric_of(self.embedder_)
+        self._fit_embedding = self._embed(X)
+        self._filter = self._make_filter().build(self._fit_embedding)
+        self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
+        if self._calibrates_radius:
+            self.calibration_ = self._fit_radius_calibration()
+        return self
+
+    def _resolve_metric(self):
+        spec = get_metric(self.metric)
+        self.effective_metric_ = spec.name
+        self._metric_spec = spec
+        return spec
+
+    def _validate_X(self, X, *, reset):
+        """Validate X for the metric's input type (strings, vectors, objects)."""
+        input_type = self._metric_spec.input_type
+        if input_type == "strings":
+            return check_strings(X)
+        if input_type == "vectors":
+            return validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
+        return _check_objects(X)
+
+    def _make_embedder(self, X):
+        if self.embedder is not None:
+            return clone(self.embedder)
+        if self._metric_spec.input_type == "vectors":
+            return FunctionTransformer()
+        if all(isinstance(item, str) for item in X):
+            return CGKEmbedder(random_state=self.random_state)
+        raise ValueError(
+            f"metric={self.effective_metric_!r} compares arbitrary objects; pass "
+            "an embedder that maps them to vectors, e.g. embedder=FastMapEmbedder()."
+        )
+
+    def _make_filter(self):
+        algorithm = self.filter_algorithm
+        if algorithm == "auto":
+            big = self.n_samples_fit_ >= AUTO_NNDESCENT_MIN_SAMPLES
+            algorithm = "nndescent" if big else "brute"
+        if algorithm == "nndescent":
+            return NNDescentFilter(self.embedding_metric_, random_state=self.random_state,
+                                   n_jobs=self.n_jobs)
+        return BruteFilter(self.embedding_metric_)
+
+    def _embed(self, X):
+        transform = getattr(self.embedder_, "_transform_for_filter", self.embedder_.transform)
+        return transform(X)
+
+    # ------------------------------------------------------------ kneighbors
+    def _resolve_n_candidates(self, n_available):
+        if isinstance(self.n_candidates, Integral):
+            return min(self.n_candidates, n_available)
+        return min(max(1, math.ceil(self.n_candidates * n_available)), n_available)
+
+    def _check_n_candidates(self, n_neighbors, n_available):
+        n_candidates = self._resolve_n_candidates(n_available)
+        if n_candidates < min(n_neighbors, n_available):
+            raise ValueError(
+                f"n_candidates={self.n_candidates} gives {n_candidates} candidates, "
+                f"fewer than n_neighbors={n_neighbors}; the refine step could not "
+                "return enough neighbours. Increase n_candidates."
+            )
+        return n_candidates
+
+    def _queries(self, X):
+        """Validated queries, their embedding and the self index to exclude."""
+        if X is None:
+            return self._fit_X, self._fit_embedding, np.arange(self.n_samples_fit_)
+        queries = self._validate_X(X, reset=False)
+        return queries, self._embed(queries), None
+
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
+        """Find the K nearest neighbours of each query under the exact metric.
+
+        Candidates are the ``n_candidates`` nearest base items in the
+        embedding space; the exact metric ranks them. Ties are broken by
+        base index. With ``n_candidates >= n_samples_fit_`` the result is
+        the exact brute-force answer.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries,) or (n_queries, n_features), default=None
+            Queries. ``None`` uses the fitted samples, each excluded from its
+            own neighbours.
+        n_neighbors : int, default=None
+            Number of neighbours; defaults to the constructor's value.
+        return_distance : bool, default=True
+            Whether to return the distances.
+
+        Returns
+        -------
+        neigh_dist : ndarray of float64, shape (n_queries, n_neighbors)
+            Exact distances, ascending. Only if ``return_distance=True``.
+        neigh_ind : ndarray of int64, shape (n_queries, n_neighbors)
+            Indices of the neighbours in the fitted data.
+        """
+        check_is_fitted(self)
+        n_neighbors = self.n_neighbors if n_neighbors is None else n_neighbors
+        if not isinstance(n_neighbors, Integral) or n_neighbors < 1:
+            raise ValueError(f"n_neighbors must be a positive integer, got {n_neighbors!r}.")
+        queries, query_embedding, exclude = self._queries(X)
+        n_available = self.n_samples_fit_ - (exclude is not None)
+        if n_neighbors > n_available:
+            raise ValueError(
+                f"Expected n_neighbors <= n_samples_fit = {n_available}, but "
+                f"n_neighbors = {n_neighbors}. Ask for fewer neighbours or fit on "
+                "more samples."
+            )
+        n_candidates = self._check_n_candidates(n_neighbors, n_available)
+        candidates, _ = self._filter.query(query_embedding, n_candidates, exclude)
+        distances, indices = self._refine(queries, candidates, n_neighbors)
+        return (distances, indices) if return_distance else indices
+
+    def _refine(self, queries, candidates, n_neighbors):
+        """Exact distances to the candidates; keep the best ``n_neighbors``."""
+        spec = self._metric_spec
+        if spec.supports_cutoff and candidates.shape[1] > n_neighbors:
+            # The best-embedded n_neighbors candidates bound the k-th distance;
+            # rapidfuzz abandons the remaining pairs as soon as they exceed it.
+            head = candidate_distances(queries, self._fit_X, candidates[:, :n_neighbors],
+                                       spec, n_jobs=self.n_jobs)
+            tail = candidate_distances(queries, self._fit_X, candidates[:, n_neighbors:],
+                                       spec, score_cutoff=head.max(axis=1), n_jobs=self.n_jobs)
+            exact = np.hstack([head, tail])
+        else:
+            exact = candidate_distances(queries, self._fit_X, candidates, spec,
+                                        n_jobs=self.n_jobs)
+        by_index = np.argsort(candidates, axis=1)
+        indices, distances = sort_by_value(np.take_along_axis(candidates, by_index, axis=1),
+                                           np.take_along_axis(exact, by_index, axis=1))
+        return distances[:, :n_neighbors], indices[:, :n_neighbors]
+
+    def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
+        """Sparse graph of the K nearest neighbours of each query.
+
+        Parameters
+        ----------
+        X : array-like, default=None
+            Queries; ``None`` uses the fitted samples (excluding self).
+        n_neighbors : int, default=None
+            Neighbours per row; defaults to the constructor's value.
+        mode : {"connectivity", "distance"}, default="connectivity"
+            Ones, or the exact distances, as edge values.
+
+        Returns
+        -------
+        graph : sparse matrix in CSR format, shape (n_queries, n_samples_fit)
+        """
+        if mode not in ("connectivity", "distance"):
+            raise ValueError(f'mode must be "connectivity" or "distance", got {mode!r}.')
+        distances, indices = self.kneighbors(X, n_neighbors, return_distance=True)
+        n_queries, n_per_row = indices.shape
+        data = distances.ravel() if mode == "distance" else np.ones(indices.size)
+        indptr = np.arange(0, n_queries * n_per_row + 1, n_per_row)
+        return sparse.csr_matrix((data, indices.ravel(), indptr),
+                                 shape=(n_queries, self.n_samples_fit_))
+
+    # -------------------------------------------------------- radius search
+    def _fit_radius_calibration(self):
+        """Linear fit of embedding distance against exact distance.
+
+        Pairs: each of up to 128 random anchors with its 4 nearest items in
+        the embedding and 4 random items, so both close and typical pairs
+        count.
+        """
+        n_samples = self.n_samples_fit_
+        if n_samples < 2:
+            return np.array([1.0, 0.0])
+        rng = check_random_state(self.random_state)
+        anchors = rng.choice(n_samples, size=min(_CALIBRATION_ANCHORS, n_samples), replace=False)
+        n_near = min(_CALIBRATION_PARTNERS, n_samples - 1)
+        near, _ = self._filter.query(self._fit_embedding[anchors], n_near, exclude=anchors)
+        far = rng.randint(0, n_samples, size=(len(anchors), _CALIBRATION_PARTNERS))
+        partners = np.hstack([near, far])
+        exact = candidate_distances(_take(self._fit_X, anchors), self._fit_X, partners,
+                                    self._metric_spec, n_jobs=self.n_jobs).ravel()
+        embedded = self._pair_embedding_distances(np.repeat(anchors, partners.shape[1]),
+                                                  partners.ravel())
+        if np.ptp(exact) == 0:
+            scale = embedded.mean() / max(exact.mean(), 1e-12)
+            return np.array([scale, 0.0])
+        return np.polyfit(exact, embedded, deg=1)
+
+    def _pair_embedding_distances(self, left, right):
+        a, b = self._fit_embedding[left], self._fit_embedding[right]
+        if self.embedding_metric_ == "hamming":
+            return (a != b).sum(axis=1).astype(np.float64)
+        difference = a.astype(np.float64) - b
+        return np.sqrt(np.einsum("ij,ij->i", difference, difference))
+
+    def _embedding_threshold(self, radius):
+        slope, intercept = self.calibration_
+        return self.radius_blowup * max(slope * radius + intercept, 0.0)
+
+
+def _take(X, indices):
+    return X[indices] if isinstance(X, np.ndarray) else [X[i] for i in indices]
+
+
+def _check_objects(X):
+    """Validate a 1-D collection of arbitrary objects (series, point sets)."""
+    if isinstance(X, np.ndarray) and X.ndim >= 1:
+        objects = X
+    else:
+        try:
+            objects = list(X)
+        except TypeError:
+            raise TypeError(
+                f"X must be a collection of samples, got {type(X).__name__}."
+            ) from None
+    if len(objects) == 0:
+        raise ValueError("X contains 0 samples; at least one sample is required.")
+    for index, item in enumerate(objects):
+        if item is None:
+            raise ValueError(f"X[{index}] is None; every sample must be a value.")
+    if isinstance(objects, np.ndarray):
+        return objects
+    array = np.empty(len(objects), dtype=object)
+    for index, item in enumerate(objects):  # element-wise: equal-length arrays stay objects
+        array[index] = item
+    return array

@@ -1,0 +1,130 @@
+"""FilterRefineClassifier: k-nearest-neighbour vote under an expensive metric."""
+
+import numpy as np
+from sklearn.base import ClassifierMixin, _fit_context
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from ._supervised import SupervisedFilterRefineBase, neighbour_weights
+
+
+class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
+    """Classifier voting among neighbours found by filter-and-refine.
+
+    Neighbours are found as in :class:`FilterRefineNeighbors` (candidates by
+    embedding distance, ranked by the exact metric) and vote as in
+    :class:`sklearn.neighbors.KNeighborsClassifier`.
+
+    Parameters
+    ----------
+    embedder : transformer, default=None
+        Embedding used by the filter (see :class:`FilterRefineNeighbors`).
+    metric : str, Metric or callable, default="levenshtein"
+        Exact distance.
+    n_neighbors : int, default=5
+        Number of voting neighbours.
+    weights : {"uniform", "distance"}, callable or None, default="uniform"
+        Vote weights: equal, inverse exact distance, or a function of the
+        distance array.
+    n_candidates : int or float, default=100
+        Candidates refined per query (count, or fraction of the fitted set).
+    filter_algorithm : {"auto", "brute", "nndescent"}, default="auto"
+        Filter backend.
+    n_jobs : int, default=None
+        Parallel jobs of the refine step.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the default embedder and NNDescent.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    embedder_ : transformer
+        Fitted clone of ``embedder``.
+    embedding_metric_ : str
+        Filter distance.
+    effective_metric_ : str
+        Name of the exact metric.
+    n_samples_fit_ : int
+        Number of fitted samples.
+
+    Examples
+    --------
+    >>> from sklearn_ed import CGKEmbedder, FilterRefineClassifier
+    >>> names = ["anna", "anne", "hanna", "bob", "rob", "bobby"]
+    >>> labels = ["a", "a", "a", "b", "b", "b"]
+    >>> clf = FilterRefineClassifier(CGKEmbedder(random_state=0), n_neighbors=3)
+    >>> clf.fit(names, labels).predict(["annie", "robby"]).tolist()
+    ['a', 'b']
+    """
+
+    def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5,
+                 weights="uniform", n_candidates=100, filter_algorithm="auto",
+                 n_jobs=None, random_state=None):
+        super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
+                         n_candidates=n_candidates, filter_algorithm=filter_algorithm,
+                         n_jobs=n_jobs, random_state=random_state)
+        self.weights = weights
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y):
+        """Fit the embedder on X and store the labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            Training items.
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : FilterRefineClassifier
+            Fitted classifier.
+        """
+        self._resolve_metric()
+        X, y = self._validate_X_y(X, y)
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        self.classes_, self._y = np.unique(y, return_inverse=True)
+        return self._fit(X)
+
+    def predict_proba(self, X=None):
+        """Share of (weighted) neighbour votes for each class.
+
+        Parameters
+        ----------
+        X : array-like, default=None
+            Queries; ``None`` uses the fitted samples, each excluding itself.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_queries, n_classes)
+            Class probabilities, columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        distances, indices = self.kneighbors(X)
+        weights = neighbour_weights(distances, self.weights)
+        if weights is None:
+            weights = np.ones_like(distances)
+        votes = np.zeros((indices.shape[0], len(self.classes_)))
+        rows = np.repeat(np.arange(indices.shape[0]), indices.shape[1])
+        np.add.at(votes, (rows, self._y[indices].ravel()), weights.ravel())
+        totals = votes.sum(axis=1, keepdims=True)
+        totals[totals == 0] = 1.0
+        return votes / totals
+
+    def predict(self, X=None):
+        """Most voted class of each query.
+
+        Parameters
+        ----------
+        X : array-like, default=None
+            Queries; ``None`` uses the fitted samples, each excluding itself.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,)
+            Predicted labels.
+        """
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -1,0 +1,130 @@
+"""FilterRefineTransformer: sparse neighbour graphs for precomputed-metric estimators."""
+
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
+
+from ._base import FilterRefineBase
+from ._unsupervised import _declare_input
+
+
+class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                              FilterRefineBase):
+    """Sparse k-nearest-neighbour graph under an expensive metric.
+
+    The output has the format of :class:`sklearn.neighbors.KNeighborsTransformer`,
+    so estimators taking ``metric="precomputed"`` (``DBSCAN``, ``TSNE``,
+    ``Isomap``, ``SpectralClustering`` with an affinity graph...) run on
+    strings or any object with an exact metric.
+
+    Parameters
+    ----------
+    embedder : transformer, default=None
+        Embedding used by the filter (see :class:`FilterRefineNeighbors`).
+    mode : {"distance", "connectivity"}, default="distance"
+        Edge values: exact distances or ones. In "distance" mode each row
+        holds ``n_neighbors + 1`` entries because every sample is its own
+        first neighbour (as in ``KNeighborsTransformer``).
+    metric : str, Metric or callable, default="levenshtein"
+        Exact distance.
+    n_neighbors : int, default=5
+        Neighbours per sample.
+    n_candidates : int or float, default=100
+        Candidates refined per query.
+    filter_algorithm : {"auto", "brute", "nndescent"}, default="auto"
+        Filter backend.
+    n_jobs : int, default=None
+        Parallel jobs of the refine step.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the default embedder and NNDescent.
+
+    Attributes
+    ----------
+    embedder_ : transformer
+        Fitted clone of ``embedder``.
+    n_samples_fit_ : int
+        Number of fitted samples.
+
+    Examples
+    --------
+    >>> from sklearn.cluster import DBSCAN
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn_ed import CGKEmbedder, FilterRefineTransformer
+    >>> words = ["color", "colour", "colr", "banana", "bananas", "banan"]
+    >>> graph = FilterRefineTransformer(CGKEmbedder(random_state=0), n_neighbors=2)
+    >>> model = make_pipeline(graph, DBSCAN(eps=1.5, min_samples=2, metric="precomputed"))
+    >>> model.fit_predict(words).tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
+
+    _parameter_constraints: dict = {
+        **FilterRefineBase._parameter_constraints,
+        "mode": [StrOptions({"distance", "connectivity"})],
+    }
+
+    def __init__(self, embedder=None, *, mode="distance", metric="levenshtein",
+                 n_neighbors=5, n_candidates=100, filter_algorithm="auto", n_jobs=None,
+                 random_state=None):
+        super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
+                         n_candidates=n_candidates, filter_algorithm=filter_algorithm,
+                         n_jobs=n_jobs, random_state=random_state)
+        self.mode = mode
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None):
+        """Fit the embedder on X and index the embedded base set.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            Base items.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : FilterRefineTransformer
+            Fitted transformer.
+        """
+        self._resolve_metric()
+        self._fit(self._validate_X(X, reset=True))
+        self._n_features_out = self.n_samples_fit_
+        return self
+
+    def transform(self, X):
+        """Neighbour graph of X against the fitted samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_queries,) or (n_queries, n_features)
+            Queries.
+
+        Returns
+        -------
+        graph : sparse matrix in CSR format, shape (n_queries, n_samples_fit)
+            ``n_neighbors + 1`` entries per row in "distance" mode (the query
+            itself comes first when it is a fitted sample), ``n_neighbors``
+            in "connectivity" mode.
+        """
+        extra = 1 if self.mode == "distance" else 0
+        return self.kneighbors_graph(X, n_neighbors=self.n_neighbors + extra, mode=self.mode)
+
+    def fit_transform(self, X, y=None):
+        """Fit on X, then return the neighbour graph of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            Base items.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        graph : sparse matrix in CSR format, shape (n_samples, n_samples)
+        """
+        return self.fit(X).transform(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        _declare_input(tags, self.metric)
+        return tags

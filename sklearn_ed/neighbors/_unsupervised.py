@@ -1,0 +1,220 @@
+"""FilterRefineNeighbors: unsupervised filter-and-refine neighbour search."""
+
+from numbers import Real
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from ..distances import candidate_distances
+from ._base import FilterRefineBase, _take
+
+
+class FilterRefineNeighbors(FilterRefineBase):
+    """Nearest neighbours under an expensive metric, filtered by an embedding.
+
+    The embedder maps every item to a vector; queries take the
+    ``n_candidates`` nearest base items in that cheap vector space (filter),
+    then the exact ``metric`` ranks the candidates (refine). Returned
+    distances are exact. With ``n_candidates >= n_samples_fit_`` the result
+    equals exact brute-force search, ties broken by base index.
+
+    Parameters
+    ----------
+    embedder : transformer, default=None
+        Fitted on the base set in ``fit`` (a clone is used). Its
+        ``embedding_metric`` attribute ("euclidean" by default, "hamming" for
+        :class:`~sklearn_ed.CGKEmbedder`) sets the filter distance. ``None``
+        means ``CGKEmbedder(random_state=random_state)`` for string metrics
+        and the identity for vector metrics.
+    metric : str, Metric or callable, default="levenshtein"
+        Exact distance: a name from :func:`sklearn_ed.distances.available_metrics`,
+        a :class:`~sklearn_ed.distances.Metric`, or ``metric(x, y) -> float``.
+    n_neighbors : int, default=5
+        Default number of neighbours of :meth:`kneighbors`.
+    radius : float, default=1.0
+        Default radius of :meth:`radius_neighbors`.
+    n_candidates : int or float, default=100
+        Candidates refined per query: a count, or a fraction in (0, 1] of
+        the fitted samples. Capped at the number of fitted samples.
+    radius_blowup : float, default=1.5
+        ``mu`` of threshold search (Algorithm 2 of the CNN-ED paper):
+        candidates of a radius query are the items whose embedding distance
+        is at most ``mu * g(radius)``, with ``g`` the linear calibration of
+        embedding distance against exact distance learned at fit. ``inf``
+        verifies every item (exact radius search).
+    filter_algorithm : {"auto", "brute", "nndescent"}, default="auto"
+        "brute" scans all embeddings in chunks of bounded memory;
+        "nndescent" queries a pynndescent graph (approximate, for large
+        bases); "auto" picks "nndescent" from 100,000 fitted samples.
+    n_jobs : int, default=None
+        Parallel jobs of the refine step (joblib; threads by default, any
+        joblib backend such as Dask through ``joblib.parallel_config``).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the default embedder, the calibration sample and NNDescent.
+
+    Attributes
+    ----------
+    embedder_ : transformer
+        The fitted clone of ``embedder``.
+    embedding_metric_ : {"euclidean", "hamming"}
+        Filter distance.
+    effective_metric_ : str
+        Name of the exact metric.
+    n_samples_fit_ : int
+        Number of fitted samples.
+    calibration_ : ndarray of shape (2,)
+        Slope and intercept of embedding distance against exact distance.
+    n_features_in_ : int
+        Number of features (numeric input only).
+
+    See Also
+    --------
+    FilterRefineClassifier : Classification by filtered nearest neighbours.
+    FilterRefineTransformer : Sparse neighbour graph for precomputed-metric estimators.
+
+    Examples
+    --------
+    >>> from sklearn_ed import CGKEmbedder, FilterRefineNeighbors
+    >>> words = ["kitten", "sitting", "mitten", "fitting", "smitten", "knitting"]
+    >>> search = FilterRefineNeighbors(CGKEmbedder(max_length=10, random_state=0),
+    ...                                n_neighbors=2, n_candidates=5).fit(words)
+    >>> distances, indices = search.kneighbors(["kitchen"])
+    >>> [words[i] for i in indices[0]], distances[0].tolist()
+    (['kitten', 'mitten'], [2.0, 3.0])
+    """
+
+    _parameter_constraints: dict = {
+        **FilterRefineBase._parameter_constraints,
+        "radius": [Interval(Real, 0, None, closed="left")],
+        "radius_blowup": [Interval(Real, 1, None, closed="left")],
+    }
+    _calibrates_radius = True
+
+    def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5, radius=1.0,
+                 n_candidates=100, radius_blowup=1.5, filter_algorithm="auto",
+                 n_jobs=None, random_state=None):
+        super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
+                         n_candidates=n_candidates, filter_algorithm=filter_algorithm,
+                         n_jobs=n_jobs, random_state=random_state)
+        self.radius = radius
+        self.radius_blowup = radius_blowup
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None):
+        """Fit the embedder on X and index the embedded base set.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            Base items: strings for string metrics, rows for vector metrics.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : FilterRefineNeighbors
+            Fitted estimator.
+        """
+        self._resolve_metric()
+        return self._fit(self._validate_X(X, reset=True))
+
+    def radius_neighbors(self, X=None, radius=None, return_distance=True, sort_results=False):
+        """Items within ``radius`` of each query under the exact metric.
+
+        Threshold search: candidates are the items whose embedding distance is
+        at most ``radius_blowup * g(radius)`` (``g``: fitted calibration);
+        each candidate is verified with the exact metric.
+
+        Parameters
+        ----------
+        X : array-like, default=None
+            Queries; ``None`` uses the fitted samples, each excluding itself.
+        radius : float, default=None
+            Exact-distance radius; defaults to the constructor's value.
+        return_distance : bool, default=True
+            Whether to return the distances.
+        sort_results : bool, default=False
+            Sort each result by distance, ties by index.
+
+        Returns
+        -------
+        neigh_dist : ndarray of object, shape (n_queries,)
+            Arrays of exact distances. Only if ``return_distance=True``.
+        neigh_ind : ndarray of object, shape (n_queries,)
+            Arrays of indices into the fitted data.
+        """
+        check_is_fitted(self)
+        radius = self.radius if radius is None else radius
+        if not isinstance(radius, Real) or radius < 0:
+            raise ValueError(f"radius must be a non-negative number, got {radius!r}.")
+        queries, query_embedding, exclude = self._queries(X)
+        threshold = self._embedding_threshold(radius)
+        found = self._filter.query_radius(query_embedding, threshold, exclude)
+        width = max((len(hits) for hits in found), default=0)
+        candidates = np.full((len(found), width), -1, dtype=np.int64)
+        for row, hits in enumerate(found):
+            candidates[row, :len(hits)] = hits
+        exact = candidate_distances(queries, self._fit_X, candidates, self._metric_spec,
+                                    score_cutoff=np.full(len(found), float(radius)),
+                                    n_jobs=self.n_jobs)
+        neigh_dist = np.empty(len(found), dtype=object)
+        neigh_ind = np.empty(len(found), dtype=object)
+        for row in range(len(found)):
+            keep = np.flatnonzero(exact[row] <= radius)
+            indices, distances = candidates[row, keep], exact[row, keep]
+            if sort_results:
+                order = np.lexsort((indices, distances))
+                indices, distances = indices[order], distances[order]
+            neigh_ind[row], neigh_dist[row] = indices, distances
+        return (neigh_dist, neigh_ind) if return_distance else neigh_ind
+
+    def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity",
+                               sort_results=False):
+        """Sparse graph of the items within ``radius`` of each query.
+
+        Parameters
+        ----------
+        X : array-like, default=None
+            Queries; ``None`` uses the fitted samples (excluding self).
+        radius : float, default=None
+            Exact-distance radius; defaults to the constructor's value.
+        mode : {"connectivity", "distance"}, default="connectivity"
+            Ones, or the exact distances, as edge values.
+        sort_results : bool, default=False
+            Sort each row's entries by distance.
+
+        Returns
+        -------
+        graph : sparse matrix in CSR format, shape (n_queries, n_samples_fit)
+        """
+        if mode not in ("connectivity", "distance"):
+            raise ValueError(f'mode must be "connectivity" or "distance", got {mode!r}.')
+        neigh_dist, neigh_ind = self.radius_neighbors(X, radius, sort_results=sort_results)
+        counts = np.fromiter(map(len, neigh_ind), dtype=np.int64, count=len(neigh_ind))
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        indices = np.concatenate(list(neigh_ind)) if len(neigh_ind) else np.empty(0, np.int64)
+        data = (np.concatenate(list(neigh_dist)) if mode == "distance"
+                else np.ones(indices.size))
+        return sparse.csr_matrix((data, indices, indptr),
+                                 shape=(len(neigh_ind), self.n_samples_fit_))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        _declare_input(tags, self.metric)
+        return tags
+
+
+def _declare_input(tags, metric):
+    """String metrics take 1-D string input, not 2-D arrays."""
+    from ..distances import get_metric
+
+    try:
+        input_type = get_metric(metric).input_type
+    except (TypeError, ValueError):
+        return
+    if input_type != "vectors":
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = input_type == "strings"
