@@ -89,7 +89,7 @@ class FilterRefineNeighbors(FilterRefineBase):
     _parameter_constraints: dict = {
         **FilterRefineBase._parameter_constraints,
         "radius": [Interval(Real, 0, None, closed="left")],
-        "radius_blowup": [Interval(Real, 1, None, closed="left")],
+        "radius_blowup": [Interval(Real, 1, None, closed="both")],
     }
     _calibrates_radius = True
 

@@ -1,0 +1,281 @@
+import numpy as np
+import pytest
+from scipy import sparse
+from sklearn.cluster import DBSCAN
+from sklearn.exceptions import NotFittedError
+from sklearn.manifold import TSNE
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+
+from sklearn_ed import (
+    CGKEmbedder,
+    FilterRefineClassifier,
+    FilterRefineNeighbors,
+    FilterRefineRegressor,
+    FilterRefineTransformer,
+)
+from sklearn_ed.distances import pairwise_distances
+
+
+def brute_force(queries, base, k, exclude_self=False):
+    """Exact top-k, ties broken by base index."""
+    exact = pairwise_distances(queries, base).astype(np.float64)
+    if exclude_self:
+        np.fill_diagonal(exact, np.inf)
+    order = np.lexsort((np.broadcast_to(np.arange(len(base)), exact.shape), exact), axis=1)
+    order = order[:, :k]
+    return np.take_along_axis(exact, order, axis=1), order
+
+
+@pytest.fixture
+def words():
+    # Many ties: short words over a tiny alphabet.
+    rng = np.random.default_rng(0)
+    return ["".join(rng.choice(list("ab"), size=rng.integers(1, 6))) for _ in range(60)]
+
+
+@pytest.mark.parametrize("variant", ["cgk", "cgk_prime"])
+def test_all_candidates_equals_exact_brute_force(words, variant):
+    search = FilterRefineNeighbors(CGKEmbedder(variant, random_state=0), n_neighbors=7,
+                                   n_candidates=len(words)).fit(words)
+    queries = words[:20] + ["", "abba", "bbbbbbbb"]
+    distances, indices = search.kneighbors(queries)
+    expected_distances, expected_indices = brute_force(queries, words, 7)
+    np.testing.assert_array_equal(distances, expected_distances)
+    np.testing.assert_array_equal(indices, expected_indices)
+
+
+def test_fraction_one_equals_brute_force_and_excludes_self(words):
+    search = FilterRefineNeighbors(n_neighbors=4, n_candidates=1.0, random_state=0).fit(words)
+    distances, indices = search.kneighbors()
+    expected_distances, expected_indices = brute_force(words, words, 4, exclude_self=True)
+    assert not (indices == np.arange(len(words))[:, None]).any()
+    np.testing.assert_array_equal(indices, expected_indices)
+    np.testing.assert_array_equal(distances, expected_distances)
+
+
+def test_returned_distances_are_exact_with_few_candidates(families):
+    strings, _ = families
+    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3,
+                                   n_candidates=10).fit(strings)
+    distances, indices = search.kneighbors(strings[:15])
+    exact = pairwise_distances(strings[:15], strings)
+    np.testing.assert_array_equal(distances, np.take_along_axis(exact, indices, axis=1))
+    assert (np.diff(distances, axis=1) >= 0).all()
+
+
+def test_filter_finds_most_true_neighbours_with_few_candidates(families):
+    """CGK candidates beat random candidates at the same budget."""
+    strings, labels = families
+    search = FilterRefineNeighbors(CGKEmbedder(n_repetitions=3, random_state=0),
+                                   n_neighbors=5, n_candidates=12).fit(strings)
+    indices = search.kneighbors(return_distance=False)
+    same_family = (labels[indices] == labels[:, None]).mean()
+    assert same_family > 0.9  # random candidates would give about 12/120 * 5/5 = 0.1
+
+
+def test_radius_with_infinite_blowup_is_exact(words):
+    search = FilterRefineNeighbors(radius=2, radius_blowup=np.inf, random_state=0).fit(words)
+    exact = pairwise_distances(words[:10], words)
+    distances, indices = search.radius_neighbors(words[:10], sort_results=True)
+    for row in range(10):
+        expected = np.flatnonzero(exact[row] <= 2)
+        expected = expected[np.lexsort((expected, exact[row, expected]))]
+        np.testing.assert_array_equal(indices[row], expected)
+        np.testing.assert_array_equal(distances[row], exact[row, expected])
+
+
+def test_radius_results_are_verified_subset(families):
+    strings, _ = families
+    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), radius=4, radius_blowup=2.0,
+                                   random_state=0).fit(strings)
+    exact = pairwise_distances(strings, strings)
+    distances, indices = search.radius_neighbors()
+    found = total = 0
+    for row in range(len(strings)):
+        assert row not in indices[row]  # X=None excludes self
+        assert (distances[row] <= 4).all()
+        np.testing.assert_array_equal(distances[row], exact[row, indices[row]])
+        truth = np.setdiff1d(np.flatnonzero(exact[row] <= 4), [row])
+        found += np.isin(truth, indices[row]).sum()
+        total += len(truth)
+    assert found / total > 0.8
+    slope, intercept = search.calibration_
+    assert slope > 0
+
+
+def test_graphs_have_kneighbors_transformer_format(words):
+    transformer = FilterRefineTransformer(n_neighbors=3, n_candidates=1.0, random_state=0)
+    graph = transformer.fit_transform(words)
+    assert sparse.issparse(graph) and graph.shape == (60, 60)
+    assert (np.diff(graph.indptr) == 4).all()  # n_neighbors + 1 in distance mode
+    connectivity = FilterRefineTransformer(mode="connectivity", n_neighbors=3,
+                                           random_state=0).fit(words).transform(words)
+    assert (np.diff(connectivity.indptr) == 3).all() and (connectivity.data == 1).all()
+    search = FilterRefineNeighbors(radius=1, radius_blowup=np.inf).fit(words)
+    radius_graph = search.radius_neighbors_graph(mode="distance")
+    assert radius_graph.shape == (60, 60) and (radius_graph.data <= 1).all()
+
+
+def test_transformer_feeds_dbscan_and_tsne():
+    groups = [["colour", "color", "colr", "coluor"], ["banana", "bananas", "banan", "bannana"],
+              ["orange", "oranges", "orang", "ornge"]]
+    strings = [word for group in groups for word in group]
+    graph = FilterRefineTransformer(n_neighbors=3, random_state=0).fit_transform(strings)
+    labels = DBSCAN(eps=2, min_samples=3, metric="precomputed").fit_predict(graph)
+    np.testing.assert_array_equal(labels, np.repeat([0, 1, 2], 4))
+    wider = FilterRefineTransformer(n_neighbors=4, random_state=0).fit_transform(strings)
+    embedding = TSNE(metric="precomputed", init="random", perplexity=1,
+                     random_state=0).fit_transform(wider)
+    assert embedding.shape == (12, 2)
+
+
+def test_classifier_and_regressor_vote_like_sklearn(families):
+    """Same votes as KNeighbors* on the exact neighbours (ties broken by index)."""
+    strings, labels = families
+    train, test = np.arange(0, 120, 2), np.arange(1, 120, 2)
+    train_strings, test_strings = [strings[i] for i in train], [strings[i] for i in test]
+    distances, indices = brute_force(test_strings, train_strings, 5)
+    target = np.array([len(s) for s in strings], dtype=float)[train]
+    for weights in ("uniform", "distance"):
+        with np.errstate(divide="ignore"):
+            w = np.ones_like(distances) if weights == "uniform" else 1 / distances
+        zero = np.isinf(w).any(axis=1)
+        w[zero] = np.isinf(w[zero])
+        expected_proba = np.zeros((len(test), len(np.unique(labels))))
+        np.add.at(expected_proba, (np.repeat(np.arange(len(test)), 5),
+                                   labels[train][indices].ravel()), w.ravel())
+        expected_proba /= expected_proba.sum(axis=1, keepdims=True)
+        clf = FilterRefineClassifier(n_neighbors=5, n_candidates=1.0, weights=weights,
+                                     random_state=0).fit(train_strings, labels[train])
+        np.testing.assert_allclose(clf.predict_proba(test_strings), expected_proba)
+        reg = FilterRefineRegressor(n_neighbors=5, n_candidates=1.0, weights=weights,
+                                    random_state=0).fit(train_strings, target)
+        expected = (target[indices] * w).sum(axis=1) / w.sum(axis=1)
+        np.testing.assert_allclose(reg.predict(test_strings), expected)
+
+
+def test_distance_weights_follow_sklearn_on_tie_free_data():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(50, 3)), rng.integers(0, 3, size=50)
+    for weights in ("uniform", "distance"):
+        ours = FilterRefineClassifier(metric="euclidean", n_neighbors=5, n_candidates=1.0,
+                                      weights=weights).fit(X, y)
+        reference = KNeighborsClassifier(5, weights=weights).fit(X, y)
+        np.testing.assert_allclose(ours.predict_proba(X[:20] + 0.01),
+                                   reference.predict_proba(X[:20] + 0.01))
+        ours_reg = FilterRefineRegressor(metric="euclidean", n_neighbors=5, n_candidates=1.0,
+                                         weights=weights).fit(X, y.astype(float))
+        reference_reg = KNeighborsRegressor(5, weights=weights).fit(X, y.astype(float))
+        np.testing.assert_allclose(ours_reg.predict(X[:20]), reference_reg.predict(X[:20]))
+
+
+def test_classifier_predicts_families(families):
+    strings, labels = families
+    clf = FilterRefineClassifier(CGKEmbedder(random_state=0), n_neighbors=3,
+                                 n_candidates=20).fit(strings, labels)
+    assert clf.score(strings, labels) > 0.95
+    assert (clf.predict() == labels).mean() > 0.9  # leave-one-out with X=None
+
+
+def test_callable_metric_on_vectors_with_custom_embedder():
+    from sklearn.decomposition import PCA
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 5))
+    manhattan_calls = []
+
+    def manhattan(x, y):
+        manhattan_calls.append(1)
+        return float(np.abs(x - y).sum())
+
+    search = FilterRefineNeighbors(PCA(n_components=3), metric=manhattan, n_neighbors=2,
+                                   n_candidates=5).fit(X)
+    manhattan_calls.clear()
+    distances, indices = search.kneighbors(X[:4])
+    assert len(manhattan_calls) == 4 * 5  # the callable only sees the candidates
+    assert (indices[:, 0] == np.arange(4)).all() and (distances[:, 0] == 0).all()
+
+
+# ----------------------------------------------------------------- bad input
+@pytest.mark.parametrize("estimator", [
+    FilterRefineNeighbors(), FilterRefineTransformer(), FilterRefineClassifier(),
+    FilterRefineRegressor(), CGKEmbedder(),
+])
+def test_single_string_is_rejected(estimator):
+    with pytest.raises(ValueError, match=r"single string.*Wrap it in a list"):
+        estimator.fit("ACGT") if not hasattr(estimator, "predict") else estimator.fit("ACGT", [0])
+
+
+@pytest.mark.parametrize("bad, error, index", [
+    (None, ValueError, 1), (float("nan"), ValueError, 1), (3, TypeError, 1),
+])
+def test_non_string_items_name_their_index(bad, error, index):
+    with pytest.raises(error, match=rf"X\[{index}\]"):
+        FilterRefineNeighbors().fit(["ab", bad, "cd"])
+    fitted = FilterRefineNeighbors(n_neighbors=1).fit(["ab", "cd"])
+    with pytest.raises(error, match=rf"X\[{index}\]"):
+        fitted.kneighbors(["ab", bad])
+
+
+def test_empty_list_is_rejected():
+    with pytest.raises(ValueError, match="0 strings"):
+        FilterRefineNeighbors().fit([])
+    with pytest.raises(ValueError, match="0 strings"):
+        CGKEmbedder().fit([])
+
+
+def test_empty_strings_are_valid():
+    search = FilterRefineNeighbors(n_neighbors=1).fit(["", "a", "ab"])
+    distances, indices = search.kneighbors([""])
+    assert indices[0, 0] == 0 and distances[0, 0] == 0
+
+
+def test_unseen_characters_and_long_queries_are_handled():
+    search = FilterRefineNeighbors(n_neighbors=1, random_state=0).fit(["abc", "abd", "xyz"])
+    with pytest.warns(UserWarning, match="longer than max_length=3"):
+        distances, indices = search.kneighbors(["\u00e9abc\U0001F600"])
+    assert indices[0, 0] == 0 and distances[0, 0] == 2  # exact metric sees the whole query
+
+
+def test_too_many_neighbours_is_rejected():
+    search = FilterRefineNeighbors(n_neighbors=2).fit(["a", "b", "c"])
+    with pytest.raises(ValueError, match="n_neighbors <= n_samples_fit = 3, but n_neighbors = 4"):
+        search.kneighbors(["a"], n_neighbors=4)
+    with pytest.raises(ValueError, match="n_samples_fit = 2"):
+        search.kneighbors(n_neighbors=3)
+
+
+def test_fewer_candidates_than_neighbours_is_rejected():
+    with pytest.raises(ValueError, match="fewer than n_neighbors=5.*Increase n_candidates"):
+        FilterRefineNeighbors(n_neighbors=5, n_candidates=3).fit(list("abcdefgh"))
+    search = FilterRefineNeighbors(n_neighbors=2, n_candidates=3).fit(list("abcdefgh"))
+    with pytest.raises(ValueError, match="fewer than n_neighbors=4"):
+        search.kneighbors(["a"], n_neighbors=4)
+
+
+def test_unknown_metric_is_rejected():
+    with pytest.raises(ValueError, match="Unknown metric 'edit'"):
+        FilterRefineNeighbors(metric="edit").fit(["a", "b"])
+
+
+def test_mismatched_y_length_is_rejected():
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        FilterRefineClassifier().fit(["a", "b", "c"], [0, 1])
+    with pytest.raises(ValueError, match="requires y"):
+        FilterRefineRegressor().fit(["a", "b"], None)
+
+
+def test_unfitted_use_raises_not_fitted():
+    with pytest.raises(NotFittedError):
+        FilterRefineNeighbors().kneighbors(["a"])
+    with pytest.raises(NotFittedError):
+        CGKEmbedder().transform(["a"])
+
+
+def test_dataframe_columns_are_checked():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"word": ["ab", "cd", "ef"]})
+    search = FilterRefineNeighbors(n_neighbors=1).fit(frame)
+    assert search.kneighbors(pd.Series(["ab"]))[1][0, 0] == 0
+    with pytest.raises(ValueError, match="2 columns"):
+        FilterRefineNeighbors().fit(frame.assign(other=1))
