@@ -5,6 +5,7 @@ by cheap vector distance and refined with the exact distance.
 """
 
 from ._cgk import CGKEmbedder
+from ._cluster_metric import ClusterMetricLearner
 from .neighbors import (
     FilterRefineClassifier,
     FilterRefineNeighbors,
@@ -16,6 +17,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CGKEmbedder",
+    "ClusterMetricLearner",
     "FilterRefineClassifier",
     "FilterRefineNeighbors",
     "FilterRefineRegressor",

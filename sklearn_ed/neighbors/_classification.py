@@ -127,4 +127,5 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         y_pred : ndarray of shape (n_queries,)
             Predicted labels.
         """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]

@@ -104,3 +104,8 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
         if neighbour_targets.ndim == 3:
             weights = weights[:, :, None]
         return (neighbour_targets * weights).sum(axis=1) / weights.sum(axis=1)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags

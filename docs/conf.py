@@ -1,0 +1,81 @@
+"""Sphinx configuration of the sklearn-ed documentation.
+
+Build (from the repository root)::
+
+    python -m sphinx -b html -W --keep-going docs docs/_build/html
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import sklearn_ed  # noqa: E402
+
+# -- Project -----------------------------------------------------------------
+project = "sklearn-ed"
+author = "The sklearn-ed developers"
+copyright = "2025, The sklearn-ed developers"
+version = release = sklearn_ed.__version__
+
+# -- General -----------------------------------------------------------------
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+]
+
+templates_path = ["_templates"]
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    # Pieces written to be included by other pages, not standalone pages.
+    "_user_guide",
+    "_benchmarks",
+    # sphinx-gallery writes these next to the generated examples.
+    "auto_examples/*.ipynb",
+    "auto_examples/*.py",
+    "auto_examples/*.zip",
+    "auto_examples/*.json",
+    "auto_examples/*.md5",
+    "auto_examples/*.pickle",
+]
+root_doc = "index"
+default_role = "obj"
+nitpicky = False
+
+# -- autodoc / autosummary / numpydoc ---------------------------------------
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": True, "inherited-members": True}
+autodoc_typehints = "none"
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_attributes_as_param_list = True
+numpydoc_xref_param_type = False
+
+# -- sphinx-gallery ----------------------------------------------------------
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    # Every plot_*.py is executed (CI runs them all).
+    "filename_pattern": r"/plot_",
+    "ignore_pattern": r"__init__\.py",
+    "abort_on_example_error": True,
+    "image_scrapers": ("matplotlib",),
+    "matplotlib_animations": False,
+    "remove_config_comments": True,
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "plot_gallery": "True",
+}
+
+# -- HTML --------------------------------------------------------------------
+html_theme = "alabaster"
+html_theme_options = {
+    "description": "Nearest neighbours under expensive distances, for scikit-learn",
+    "fixed_sidebar": True,
+}
+html_static_path = []
+html_title = f"sklearn-ed {release}"
