@@ -69,7 +69,31 @@ sphinx_gallery_conf = {
     "within_subsection_order": "FileNameSortKey",
     "download_all_examples": False,
     "plot_gallery": "True",
+    # "Examples using X" mini-galleries on the API pages.
+    "backreferences_dir": "generated/backreferences",
+    "doc_module": ("sklearn_ed",),
+    "inspect_global_variables": False,
 }
+
+
+# Inherited scikit-learn methods whose docstrings cross-reference
+# scikit-learn's own documentation (labels and glossary terms that do not
+# exist here, so they would break the ``-W`` build). They behave exactly as
+# in scikit-learn; api.rst says so.
+_SKLEARN_MEMBERS_SKIPPED = {"get_metadata_routing", "set_output", "score"}
+
+
+def _skip_sklearn_members(app, what, name, obj, skip, options):
+    if name.startswith("set_") and name.endswith("_request"):
+        return True
+    defined_in = getattr(obj, "__module__", None) or ""
+    if name in _SKLEARN_MEMBERS_SKIPPED and defined_in.startswith("sklearn."):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_sklearn_members)
 
 # -- HTML --------------------------------------------------------------------
 html_theme = "alabaster"
