@@ -119,9 +119,10 @@ class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     features with :class:`~sklearn.decomposition.TruncatedSVD` first, as the
     paper does.
 
-    ``M`` does not change when the data are multiplied by a constant, and
-    with equal cluster sizes and ``cluster_weights=None`` it equals (up to a
-    global scale) the whitening metric of Relevant Component Analysis.
+    ``M`` does not change when the data are multiplied by a constant. With
+    ``cluster_weights=None`` and a non-singular ``A`` it is proportional to
+    the metric of Relevant Component Analysis (the inverse of the pooled
+    within-cluster covariance), so both rank neighbours identically.
 
     References
     ----------

@@ -279,3 +279,20 @@ def test_dataframe_columns_are_checked():
     assert search.kneighbors(pd.Series(["ab"]))[1][0, 0] == 0
     with pytest.raises(ValueError, match="2 columns"):
         FilterRefineNeighbors().fit(frame.assign(other=1))
+
+
+@pytest.mark.slow
+def test_nndescent_filter_agrees_with_brute_filter(families):
+    """NNDescent compiles numba code for tens of seconds: slow, run with -m slow."""
+    strings, _ = families
+    results = {}
+    for algorithm in ("brute", "nndescent"):
+        search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3,
+                                       n_candidates=30, filter_algorithm=algorithm,
+                                       random_state=0).fit(strings)
+        results[algorithm] = search.kneighbors(strings)
+        excluded = search.kneighbors(return_distance=False)
+        assert not (excluded == np.arange(len(strings))[:, None]).any()
+    exact, _ = brute_force(strings, strings, 3)
+    for distances, _ in results.values():
+        assert (distances <= exact[:, -1:]).mean() > 0.95
