@@ -74,12 +74,11 @@ class FilterRefineBase(BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ fit
-    def _fit(self, X, y=None):
+    def _fit(self, X):
         """Embed and index ``X`` (already validated)."""
         self._fit_X = X
         self.n_samples_fit_ = len(X)
-        self.embedder_ = self._make_embedder(X)
-        self.embedder_.fit(X) if y is None else self.embedder_.fit(X, y)
+        self.embedder_ = self._make_embedder(X).fit(X)
         self.embedding_metric_ = embedding_metric_of(self.embedder_)
         self._fit_embedding = self._embed(X)
         self._filter = self._make_filter().build(self._fit_embedding)

@@ -86,10 +86,10 @@ class BruteFilter:
         candidates = np.empty((n_queries, n_candidates), dtype=np.int64)
         distances = np.empty((n_queries, n_candidates), dtype=np.float64)
         for start, stop in self._chunks(n_queries):
-            block = self._distance_block(queries[start:stop]).astype(np.float64)
+            block = self._distance_block(queries[start:stop])
             if exclude is not None:
                 rows = np.flatnonzero(exclude[start:stop] >= 0)
-                block[rows, exclude[start:stop][rows]] = np.inf
+                block[rows, exclude[start:stop][rows]] = _largest(block.dtype)
             chosen, chosen_dist = smallest_per_row(block, n_candidates)
             candidates[start:stop] = chosen
             distances[start:stop] = chosen_dist
@@ -107,6 +107,10 @@ class BruteFilter:
                     hits = hits[hits != exclude[start + offset]]
                 found.append(hits)
         return found
+
+
+def _largest(dtype):
+    return np.iinfo(dtype).max if np.issubdtype(dtype, np.integer) else np.inf
 
 
 def smallest_per_row(block, n_smallest):
