@@ -304,11 +304,12 @@ def main(argv=None):
     for variant, n_rep in configs:
         name = f"{variant} x{n_rep}"
         rows_of = _embedding_rows(variant, n_rep, queries, base)
-        recall[name], needed[name] = recall_and_needed(exact, rows_of, recall_ks,
-                                                       recall_candidates)
-        check_candidates = [c for c in candidates]
-        _, check = recall_and_needed(exact, rows_of, [args.k], check_candidates)
-        for c, value in zip(check_candidates, check[args.k]):
+        all_ks = sorted(set(recall_ks) | {args.k})
+        all_candidates = recall_candidates + candidates
+        values, by_k = recall_and_needed(exact, rows_of, all_ks, all_candidates)
+        recall[name] = {k: values[k][:len(recall_candidates)] for k in recall_ks}
+        needed[name] = {k: by_k[k] for k in recall_ks}
+        for c, value in zip(candidates, values[args.k][len(recall_candidates):]):
             if abs(value - returned[variant, n_rep, c]) > 1e-9:
                 mismatched.append((name, c, value, returned[variant, n_rep, c]))
     print(recall_item_table(recall, recall_candidates,

@@ -131,7 +131,7 @@ class CGKEmbedder(BaseStringEmbedder):
 
         Returns
         -------
-        symbols : ndarray of uint8 or uint16, shape (n_samples, n_features_out_)
+        symbols : ndarray of uint8 or uint16, shape (n_samples, n_features_out)
             Symbol ``0`` is padding; equal to ``transform(X)`` cast to integers.
         """
         return self._embed(X)

@@ -111,7 +111,7 @@ class FilterRefineBase(BaseEstimator):
             return CGKEmbedder(random_state=self.random_state)
         raise ValueError(
             f"metric={self.effective_metric_!r} compares arbitrary objects; pass "
-            "an embedder that maps them to vectors, e.g. embedder=FastMapEmbedder()."
+            "an embedder: a transformer that maps them to fixed-length vectors."
         )
 
     def _make_filter(self):
