@@ -79,7 +79,7 @@ class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
     Attributes
     ----------
-    components_ : ndarray of shape (n_components_out, n_features_in_)
+    components_ : ndarray of shape (n_components_out, n_features)
         Linear map ``L`` with ``L.T @ L = M``: the symmetric square root
         ``M^(1/2)`` when ``n_components`` is None, otherwise the leading
         eigen-directions of ``M`` scaled by the square roots of their
@@ -96,7 +96,7 @@ class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     n_features_in_ : int
         Number of features seen during ``fit``.
 
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
         Names of features seen during ``fit``. Defined only when ``X`` has
         feature names that are all strings.
 
@@ -292,7 +292,7 @@ class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
         Returns
         -------
-        M : ndarray of shape (n_features_in_, n_features_in_)
+        M : ndarray of shape (n_features, n_features)
             Symmetric positive semi-definite metric matrix.
         """
         check_is_fitted(self)
