@@ -247,15 +247,114 @@ def returned_recall(returned_distances, exact, k):
     return float(hits.sum(axis=1).mean() / k)
 
 
-def topk_by_index(distances, k):
-    """Brute-force top-k of each row, ties broken by the lower column index."""
+def topk_by_index(distances, k, chunk=64):
+    """Brute-force top-k of each row, ties broken by the lower column index.
+
+    Integer distances; works on ``chunk`` rows at a time to bound memory.
+    """
     distances = np.asarray(distances)
-    n_columns = distances.shape[1]
-    key = distances.astype(np.int64) * n_columns + np.arange(n_columns)
-    part = np.argpartition(key, k - 1, axis=1)[:, :k]
-    order = np.argsort(np.take_along_axis(key, part, axis=1), axis=1)
-    indices = np.take_along_axis(part, order, axis=1)
+    n_rows, n_columns = distances.shape
+    indices = np.empty((n_rows, k), dtype=np.int64)
+    columns = np.arange(n_columns, dtype=np.int64)
+    for start in range(0, n_rows, chunk):
+        block = distances[start:start + chunk]
+        key = block.astype(np.int64) * n_columns + columns
+        part = np.argpartition(key, k - 1, axis=1)[:, :k]
+        order = np.argsort(np.take_along_axis(key, part, axis=1), axis=1)
+        indices[start:start + chunk] = np.take_along_axis(part, order, axis=1)
     return np.take_along_axis(distances, indices, axis=1), indices
+
+
+def compact_ints(array):
+    """Smallest signed integer dtype holding ``array`` (for saving matrices)."""
+    top = int(np.max(array)) if array.size else 0
+    for dtype in (np.int8, np.int16, np.int32):
+        if top <= np.iinfo(dtype).max:
+            return array.astype(dtype)
+    return array
+
+
+def side_worker(spec):
+    """One side of a comparison, in a fresh process: load data, warm up, measure.
+
+    ``spec["side"] == "brute"``: rapidfuzz ``cdist`` of all queries against the
+    base with ``workers=n_jobs``, then the top-k (ties by index). Saves the
+    exact matrix.
+    ``spec["side"] == "fr"``: ``FilterRefineNeighbors(CGKEmbedder(...))``: fit
+    once, then ``kneighbors`` once per C. Saves distances and indices.
+    The RSS high-water mark is reset before every measured phase.
+    """
+    import pickle
+    import warnings
+
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    from sklearn_ed import CGKEmbedder, FilterRefineNeighbors
+    from sklearn_ed.neighbors._base import AUTO_NNDESCENT_MIN_SAMPLES
+
+    with open(spec["data"], "rb") as file:
+        data = pickle.load(file)
+    queries, base = data["query"], data["base"]
+    n_jobs, k = spec["n_jobs"], spec["k"]
+    reply = {"side": spec["side"]}
+    if spec["side"] == "brute":
+        process.cdist(queries[:2], base[:50], scorer=Levenshtein.distance, workers=n_jobs)
+        topk_by_index(np.zeros((2, 50), dtype=np.int32), k)
+        with PeakRSS() as memory:
+            start = time.perf_counter()
+            exact = process.cdist(queries, base, scorer=Levenshtein.distance, workers=n_jobs)
+            distances, indices = topk_by_index(exact, k)
+            reply["total_s"] = time.perf_counter() - start
+        reply["memory"] = memory.as_dict()
+        np.save(spec["out"] + "_exact.npy", compact_ints(exact))
+        np.save(spec["out"] + "_ind.npy", indices)
+        worker_reply(reply)
+        return
+
+    algorithm = spec["filter_algorithm"]
+    uses_nndescent = algorithm == "nndescent" or (
+        algorithm == "auto" and len(base) >= AUTO_NNDESCENT_MIN_SAMPLES)
+
+    def make(n_candidates, filter_algorithm=algorithm):
+        embedder = CGKEmbedder(variant=spec["variant"], n_repetitions=spec["n_repetitions"],
+                               random_state=0)
+        return FilterRefineNeighbors(embedder, n_neighbors=k, n_candidates=n_candidates,
+                                     filter_algorithm=filter_algorithm, n_jobs=n_jobs,
+                                     random_state=0)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        # Warm-up on a small subset: loads the cached numba kernels, and
+        # JIT-compiles pynndescent when it will be used (not cached on disk).
+        start = time.perf_counter()
+        warm_size = 3000 if uses_nndescent else 200
+        make(20, "nndescent" if uses_nndescent else "brute").fit(
+            base[:warm_size]).kneighbors(queries[:4])
+        reply["warmup_s"] = time.perf_counter() - start
+        caught.clear()
+        estimator = make(spec["candidates"][0])
+        with PeakRSS() as memory:
+            start = time.perf_counter()
+            estimator.fit(base)
+            reply["fit_s"] = time.perf_counter() - start
+        reply["fit_memory"] = memory.as_dict()
+        reply["embedding_dim"] = int(estimator.embedder_.n_features_out_)
+        reply["max_length"] = int(estimator.embedder_.max_length_)
+        reply["filter"] = type(estimator._filter).__name__
+        reply["queries"] = {}
+        for n_candidates in spec["candidates"]:
+            estimator.set_params(n_candidates=n_candidates)
+            with PeakRSS() as memory:
+                start = time.perf_counter()
+                distances, indices = estimator.kneighbors(queries)
+                query_s = time.perf_counter() - start
+            np.save(f"{spec['out']}_C{n_candidates}_dist.npy", distances)
+            np.save(f"{spec['out']}_C{n_candidates}_ind.npy", indices)
+            reply["queries"][str(n_candidates)] = {"query_s": query_s,
+                                                   "memory": memory.as_dict()}
+        reply["warnings"] = sorted({str(w.message).split(";")[0] for w in caught})
+    worker_reply(reply)
 
 
 def recall_and_needed(exact, embedding_rows, ks, candidate_counts, chunk=200):

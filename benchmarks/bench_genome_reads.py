@@ -42,7 +42,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import (  # noqa: E402
-    PeakRSS,
+    distances_at,
     fmt_mib,
     fmt_ratio,
     fmt_seconds,
@@ -56,71 +56,11 @@ from _common import (  # noqa: E402
     recall_item_table,
     returned_recall,
     run_worker,
+    side_worker,
     speedup_table,
-    topk_by_index,
-    worker_reply,
 )
 
 STANDARD_N_QUERY = 1000
-
-
-# ------------------------------------------------------------------ worker
-def _worker(spec):
-    """One side in a fresh process: load data, warm up, measure."""
-    from rapidfuzz import process
-    from rapidfuzz.distance import Levenshtein
-
-    from sklearn_ed import CGKEmbedder, FilterRefineNeighbors
-
-    with open(spec["data"], "rb") as file:
-        data = pickle.load(file)
-    queries, base = data["query"], data["base"]
-    n_jobs, k = spec["n_jobs"], spec["k"]
-    reply = {"side": spec["side"]}
-    if spec["side"] == "brute":
-        process.cdist(queries[:2], base[:50], scorer=Levenshtein.distance, workers=n_jobs)
-        topk_by_index(np.zeros((2, 50), dtype=np.int32), k)
-        with PeakRSS() as memory:
-            start = time.perf_counter()
-            exact = process.cdist(queries, base, scorer=Levenshtein.distance, workers=n_jobs)
-            distances, indices = topk_by_index(exact, k)
-            reply["total_s"] = time.perf_counter() - start
-        reply["memory"] = memory.as_dict()
-        np.save(spec["out"] + "_exact.npy", exact)
-        np.save(spec["out"] + "_ind.npy", indices)
-        worker_reply(reply)
-        return
-
-    def make(n_candidates):
-        embedder = CGKEmbedder(variant=spec["variant"], n_repetitions=spec["n_repetitions"],
-                               random_state=0)
-        return FilterRefineNeighbors(embedder, n_neighbors=k, n_candidates=n_candidates,
-                                     filter_algorithm=spec["filter_algorithm"],
-                                     n_jobs=n_jobs, random_state=0)
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        make(20).fit(base[:200]).kneighbors(queries[:4])  # load the numba kernels
-        estimator = make(spec["candidates"][0])
-        with PeakRSS() as memory:
-            start = time.perf_counter()
-            estimator.fit(base)
-            reply["fit_s"] = time.perf_counter() - start
-        reply["fit_memory"] = memory.as_dict()
-        reply["embedding_dim"] = int(estimator.embedder_.n_features_out_)
-        reply["filter"] = type(estimator._filter).__name__
-        reply["queries"] = {}
-        for n_candidates in spec["candidates"]:
-            estimator.set_params(n_candidates=n_candidates)
-            with PeakRSS() as memory:
-                start = time.perf_counter()
-                distances, indices = estimator.kneighbors(queries)
-                query_s = time.perf_counter() - start
-            np.save(f"{spec['out']}_C{n_candidates}_dist.npy", distances)
-            np.save(f"{spec['out']}_C{n_candidates}_ind.npy", indices)
-            reply["queries"][str(n_candidates)] = {"query_s": query_s,
-                                                   "memory": memory.as_dict()}
-    worker_reply(reply)
 
 
 # ------------------------------------------------------------------ parent
@@ -168,7 +108,7 @@ def main(argv=None):
     if args.worker:
         import json
 
-        return _worker(json.loads(args.worker))
+        return side_worker(json.loads(args.worker))
 
     from sklearn_ed.datasets import load_genome_reads_benchmark
 
@@ -299,8 +239,11 @@ def main(argv=None):
 
     # ---------------------------------------------------- recall-item and speedup
     progress("recall-item and speedup tables")
+    from sklearn_ed.metrics import exact_distance_speedup
+
     recall, needed = {}, {}
     mismatched = []
+    checked_speedup = False
     for variant, n_rep in configs:
         name = f"{variant} x{n_rep}"
         rows_of = _embedding_rows(variant, n_rep, queries, base)
@@ -312,16 +255,26 @@ def main(argv=None):
         for c, value in zip(candidates, values[args.k][len(recall_candidates):]):
             if abs(value - returned[variant, n_rep, c]) > 1e-9:
                 mismatched.append((name, c, value, returned[variant, n_rep, c]))
+        if exact.size <= 2 * 10**7:  # cross-check with the package's one-call metric
+            full = rows_of(0, exact.shape[0])
+            for k in recall_ks:
+                direct = exact_distance_speedup(exact.astype(np.float64), full, k=k, p=ps[-1])
+                chunked = len(base) / distances_at(needed[name][k], ps[-1])
+                if abs(direct - chunked) > 1e-9:
+                    mismatched.append((name, f"speedup k={k}", direct, chunked))
+            checked_speedup = True
     print(recall_item_table(recall, recall_candidates,
                             title=f"Recall-item: top-k recall at C candidates by CGK Hamming "
                                   f"distance ({len(queries)} queries x {len(base)} base)"))
     if mismatched:
-        print("WARNING: FR returned-neighbour recall differs from recall_curve at the same C:")
+        print("WARNING: cross-checks failed (FR recall vs recall_curve, or speedups):")
         for name, c, curve, got in mismatched:
-            print(f"  {name} C={c}: recall_curve {curve:.4f}, FilterRefineNeighbors {got:.4f}")
+            print(f"  {name} C={c}: package metric {curve:.4f}, this script {got:.4f}")
     else:
         print(f"Check: FilterRefineNeighbors' top-{args.k} recall equals recall_curve at every "
-              f"C in {candidates}.")
+              f"C in {candidates}" + (" and the chunked speedups equal "
+                                      "exact_distance_speedup on the full matrices."
+                                      if checked_speedup else "."))
     print()
     print(speedup_table(needed, len(base), recall_ks, ps,
                         title="Exact distances needed for a share p of queries to get all k "

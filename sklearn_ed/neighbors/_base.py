@@ -128,6 +128,17 @@ class FilterRefineBase(BaseEstimator):
         transform = getattr(self.embedder_, "_transform_for_filter", self.embedder_.transform)
         return transform(X)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:
+            input_type = get_metric(self.metric).input_type
+        except (TypeError, ValueError):  # invalid metric: fit will say so
+            return tags
+        if input_type != "vectors":  # strings or objects: 1-D input
+            tags.input_tags.two_d_array = False
+            tags.input_tags.string = input_type == "strings"
+        return tags
+
     # ------------------------------------------------------------ kneighbors
     def _resolve_n_candidates(self, n_available):
         if isinstance(self.n_candidates, Integral):

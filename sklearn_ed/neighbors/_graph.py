@@ -4,7 +4,6 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit
 from sklearn.utils._param_validation import StrOptions
 
 from ._base import FilterRefineBase
-from ._unsupervised import _declare_input
 
 
 class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
@@ -123,8 +122,3 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         graph : sparse matrix in CSR format, shape (n_samples, n_samples)
         """
         return self.fit(X).transform(X)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        _declare_input(tags, self.metric)
-        return tags

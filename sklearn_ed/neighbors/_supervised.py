@@ -47,10 +47,3 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         y = np.asarray(y)
         check_consistent_length(X, y)
         return X, y
-
-    def __sklearn_tags__(self):
-        from ._unsupervised import _declare_input
-
-        tags = super().__sklearn_tags__()
-        _declare_input(tags, self.metric)
-        return tags

@@ -200,21 +200,3 @@ class FilterRefineNeighbors(FilterRefineBase):
                 else np.ones(indices.size))
         return sparse.csr_matrix((data, indices, indptr),
                                  shape=(len(neigh_ind), self.n_samples_fit_))
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        _declare_input(tags, self.metric)
-        return tags
-
-
-def _declare_input(tags, metric):
-    """String metrics take 1-D string input, not 2-D arrays."""
-    from ..distances import get_metric
-
-    try:
-        input_type = get_metric(metric).input_type
-    except (TypeError, ValueError):
-        return
-    if input_type != "vectors":
-        tags.input_tags.two_d_array = False
-        tags.input_tags.string = input_type == "strings"
