@@ -8,7 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import BaseStringEmbedder
-from ._cgk_kernels import cgk_embed
+from ._cgk_kernels import cgk_embed, pack_walk_bits
 
 _OUTPUT_FACTOR = {"cgk": 3, "cgk_prime": 2}
 
@@ -142,7 +142,7 @@ class CGKEmbedder(BaseStringEmbedder):
     def _embed_batch(self, strings):
         symbols, offsets = self.alphabet_.encode(strings)
         out = np.zeros((len(strings), self.n_features_out_), dtype=self._symbol_dtype())
-        cgk_embed(symbols, offsets, self.walk_bits_, self.max_length_,
+        cgk_embed(symbols, offsets, pack_walk_bits(self.walk_bits_), self.max_length_,
                   self.variant == "cgk_prime", out)
         return out
 
