@@ -6,6 +6,8 @@ from sklearn_ed.distances import (
     available_metrics,
     candidate_distances,
     get_metric,
+    images_to_point_sets,
+    make_dtw_metric,
     pairwise_distances,
     register_metric,
 )
@@ -14,11 +16,19 @@ UNICODE_STRINGS = [
     "", "a", "abc", "cafe\u0301", "caf\u00e9", "\U0001F600\U0001F601", "\u6f22\u5b57",
     "\u6f22\u5b57\u4eee\u540d", "na\u00efve", "a\U0001F600b",
 ]
-VECTORS = np.random.default_rng(0).normal(size=(7, 3))
+_RNG = np.random.default_rng(0)
+VECTORS = _RNG.normal(size=(7, 3))
+SERIES = [_RNG.normal(size=(2, length)) for length in (1, 4, 9, 9, 15)]
+POINT_SETS = [_RNG.normal(size=(n_points, 2)) for n_points in (1, 3, 8, 8)]
+OBJECT_SAMPLES = {"dtw": SERIES, "chamfer": POINT_SETS}
 
 
 def sample_items(metric):
-    return VECTORS if metric.input_type == "vectors" else UNICODE_STRINGS
+    if metric.input_type == "vectors":
+        return VECTORS
+    if metric.input_type == "strings":
+        return UNICODE_STRINGS
+    return OBJECT_SAMPLES[metric.name]
 
 
 @pytest.mark.parametrize("name", available_metrics())
@@ -91,3 +101,44 @@ def test_register_metric_refuses_silent_overwrite():
 def test_candidates_shape_is_checked():
     with pytest.raises(ValueError, match="one row per query"):
         candidate_distances(["a", "b"], ["a"], np.array([[0]]))
+
+
+@pytest.mark.parametrize("window", [0.0, 0.2, 1.0])
+def test_banded_dtw_matches_oracle(window):
+    metric = make_dtw_metric(window=window)
+    expected = np.array([[metric.oracle(x, y) for y in SERIES] for x in SERIES])
+    np.testing.assert_allclose(pairwise_distances(SERIES, metric=metric), expected)
+
+
+def test_dtw_accepts_arrays_and_checks_channels():
+    univariate = np.array([[0.0, 1.0, 2.0], [0.0, 2.0, 4.0]])
+    as_3d = univariate[:, None, :]
+    np.testing.assert_allclose(pairwise_distances(univariate, metric="dtw"),
+                               pairwise_distances(as_3d, metric="dtw"))
+    assert pairwise_distances([[0.0, 1.0, 2.0]], [[0.0, 0.0, 1.0, 2.0]], metric="dtw")[0, 0] == 0
+    with pytest.raises(ValueError, match="same number of channels"):
+        pairwise_distances([np.zeros((1, 3)), np.zeros((2, 3))], metric="dtw")
+    with pytest.raises(ValueError, match="NaN"):
+        pairwise_distances([np.array([0.0, np.nan])], metric="dtw")
+
+
+def test_dtw_cutoff_abandons_far_pairs():
+    near, far = np.zeros(20), np.full(20, 10.0)
+    refined = candidate_distances([np.zeros(20)], [near, far], np.array([[0, 1]]),
+                                  metric="dtw", score_cutoff=[1.0])
+    np.testing.assert_array_equal(refined, [[0.0, np.inf]])
+
+
+def test_images_to_point_sets_and_chamfer():
+    images = np.zeros((2, 6, 6))
+    images[0, 1:4, 1:4] = 16
+    images[1, 2:5, 2:5] = 16  # the same square shifted by one pixel diagonally
+    points = images_to_point_sets(images)
+    assert len(points[0]) == 8
+    distances = pairwise_distances(points, metric="chamfer")
+    assert distances[0, 0] == 0
+    assert distances[0, 1] == pytest.approx(get_metric("chamfer").oracle(*points)) > 0
+    with pytest.raises(ValueError, match="Image 0 has no pixel"):
+        images_to_point_sets(np.zeros((1, 4, 4)))
+    with pytest.raises(ValueError, match="Point set 0"):
+        pairwise_distances([np.zeros((0, 2))], metric="chamfer")

@@ -1,17 +1,20 @@
 """Exact distances: a registry of metrics and batched computation.
 
 Registered metrics: ``"levenshtein"`` and ``"hamming"`` on strings (through
-rapidfuzz) and ``"euclidean"`` on numeric rows. Add more with
+rapidfuzz), ``"euclidean"`` on numeric rows, ``"dtw"`` on time series (numba)
+and ``"chamfer"`` on point sets (KD-trees). Add more with
 :func:`register_metric`.
 """
 
+from ._chamfer import CHAMFER, images_to_point_sets
+from ._dtw import DTW, make_dtw_metric
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
 from ._levenshtein import LEVENSHTEIN
 from ._pairwise import candidate_distances, pairwise_distances
 from ._registry import Metric, available_metrics, get_metric, register_metric
 
-for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN):
+for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER):
     register_metric(_metric, overwrite=True)
 
 __all__ = [
@@ -19,6 +22,8 @@ __all__ = [
     "available_metrics",
     "candidate_distances",
     "get_metric",
+    "images_to_point_sets",
+    "make_dtw_metric",
     "pairwise_distances",
     "register_metric",
 ]

@@ -1,0 +1,110 @@
+"""Dynamic time warping between univariate or multivariate series of any length."""
+
+import numpy as np
+
+from ._dtw_kernels import dtw_pairwise
+from ._registry import Metric
+
+
+def as_series(X):
+    """Validate a collection of series; each becomes a (length, channels) array.
+
+    Accepts a 3-D array (n_series, n_channels, length), a 2-D array
+    (n_series, length) of univariate series, or a list whose items are 1-D
+    (length,) or 2-D (n_channels, length) arrays of possibly different lengths.
+    """
+    if isinstance(X, np.ndarray) and X.dtype != object:
+        if X.ndim == 2:
+            X = X[:, None, :]
+        if X.ndim != 3:
+            raise ValueError(
+                "Series arrays must be 2-D (n_series, length) or 3-D "
+                f"(n_series, n_channels, length); got shape {X.shape}."
+            )
+    series = []
+    for index, item in enumerate(X):
+        values = np.asarray(item, dtype=np.float64)
+        if values.ndim == 1:
+            values = values[None, :]
+        if values.ndim != 2 or values.shape[1] == 0:
+            raise ValueError(
+                f"Series {index} must be a non-empty 1-D (length,) or 2-D "
+                f"(n_channels, length) array; got shape {np.shape(item)}."
+            )
+        if not np.isfinite(values).all():
+            raise ValueError(f"Series {index} contains NaN or infinite values.")
+        series.append(values.T)
+    channels = {values.shape[1] for values in series}
+    if len(channels) > 1:
+        raise ValueError(f"All series must have the same number of channels; got {sorted(channels)}.")
+    return series
+
+
+def _pack(series):
+    offsets = np.zeros(len(series) + 1, dtype=np.int64)
+    np.cumsum([len(values) for values in series], out=offsets[1:])
+    return np.ascontiguousarray(np.concatenate(series, axis=0)), offsets
+
+
+def make_dtw_metric(window=None):
+    """DTW as a :class:`Metric`, optionally inside a Sakoe-Chiba band.
+
+    Parameters
+    ----------
+    window : float in [0, 1], default=None
+        Half-width of the band as a fraction of the longer series (widened
+        to the length difference so the alignment can always finish).
+        ``None`` means no band.
+
+    Returns
+    -------
+    metric : Metric
+        Named ``"dtw"`` without a band, ``"dtw(window=...)"`` with one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ed.distances import make_dtw_metric, pairwise_distances
+    >>> series = [np.array([0.0, 1.0, 2.0]), np.array([0.0, 1.0, 1.0, 2.0])]
+    >>> pairwise_distances(series, metric=make_dtw_metric(window=0.5))
+    array([[0., 0.],
+           [0., 0.]])
+    """
+    if window is not None and not 0 <= window <= 1:
+        raise ValueError(f"window must be in [0, 1] or None, got {window!r}.")
+    band = -1.0 if window is None else float(window)
+
+    def pairwise(X, Y, score_cutoff=None):
+        x_values, x_offsets = _pack(as_series(X))
+        y_values, y_offsets = _pack(as_series(Y))
+        if x_values.shape[1] != y_values.shape[1]:
+            raise ValueError("X and Y series must have the same number of channels.")
+        out = np.empty((len(x_offsets) - 1, len(y_offsets) - 1))
+        cutoff = np.inf if score_cutoff is None else float(score_cutoff)
+        dtw_pairwise(x_values, x_offsets, y_values, y_offsets, band, cutoff, out)
+        return out
+
+    name = "dtw" if window is None else f"dtw(window={window})"
+    return Metric(name=name, pairwise=pairwise, input_type="objects",
+                  supports_cutoff=True, oracle=_make_oracle(window))
+
+
+def _make_oracle(window):
+    def dtw_oracle(x, y):
+        """Plain dynamic programming over the full (banded) cost matrix."""
+        x, y = as_series([x])[0], as_series([y])[0]
+        n, m = len(x), len(y)
+        band = max(n, m) if window is None else max(int(np.ceil(window * max(n, m))), abs(n - m))
+        accumulated = np.full((n + 1, m + 1), np.inf)
+        accumulated[0, 0] = 0.0
+        for i in range(1, n + 1):
+            for j in range(max(1, i - band), min(m, i + band) + 1):
+                cost = float(np.sum((x[i - 1] - y[j - 1]) ** 2))
+                accumulated[i, j] = cost + min(accumulated[i - 1, j], accumulated[i, j - 1],
+                                               accumulated[i - 1, j - 1])
+        return float(np.sqrt(accumulated[n, m]))
+
+    return dtw_oracle
+
+
+DTW = make_dtw_metric()
