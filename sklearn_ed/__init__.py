@@ -6,6 +6,7 @@ by cheap vector distance and refined with the exact distance.
 
 from ._cgk import CGKEmbedder
 from ._cluster_metric import ClusterMetricLearner
+from ._fastmap import FastMapEmbedder
 from .neighbors import (
     FilterRefineClassifier,
     FilterRefineNeighbors,
@@ -18,6 +19,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CGKEmbedder",
     "ClusterMetricLearner",
+    "FastMapEmbedder",
     "FilterRefineClassifier",
     "FilterRefineNeighbors",
     "FilterRefineRegressor",

@@ -14,6 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn_ed import (
     CGKEmbedder,
     ClusterMetricLearner,
+    FastMapEmbedder,
     FilterRefineClassifier,
     FilterRefineNeighbors,
     FilterRefineRegressor,
@@ -28,11 +29,13 @@ NUMERIC_ESTIMATORS = {
     FilterRefineRegressor(metric="euclidean"): {},
     FilterRefineTransformer(metric="euclidean"): {},
     ClusterMetricLearner(): {},
+    FastMapEmbedder(metric="euclidean", n_components=2): {},
 }
 
 STRING_ESTIMATORS = [
     CGKEmbedder(random_state=0),
     CGKEmbedder("cgk_prime", n_repetitions=2, random_state=0),
+    FastMapEmbedder(n_components=4, random_state=0),
     FilterRefineNeighbors(n_neighbors=3, n_candidates=10, random_state=0),
     FilterRefineClassifier(n_neighbors=3, n_candidates=10, random_state=0),
     FilterRefineRegressor(n_neighbors=3, n_candidates=10, random_state=0),
