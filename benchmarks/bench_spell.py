@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import pickle
+import shutil
 import sys
 import tempfile
 import time
@@ -100,6 +101,8 @@ def main(argv=None):
     parser.add_argument("--recall-k", default="1,10,50")
     parser.add_argument("--p", default="0.90,0.95,0.99")
     parser.add_argument("--random-state", type=int, default=0)
+    parser.add_argument("--keep-workdir", action="store_true",
+                        help="keep the temporary folder of worker outputs")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -224,7 +227,9 @@ def main(argv=None):
             peak = max(memory["peak_mib"], runs[-1]["fit_memory"]["peak_mib"])
             extra = peak - runs[-1]["fit_memory"]["baseline_mib"]
             total = fit_s + query_s
-            label = f"FR {variant} x{n_rep} {runs[-1]['filter'].replace('Filter', '')}"
+            filter_name = {"BruteFilter": "brute", "NNDescentFilter": "nndescent"}.get(
+                runs[-1]["filter"], runs[-1]["filter"])
+            label = f"FR {variant} x{n_rep} {filter_name} filter"
             rows.append([f"{label} (dim {runs[-1]['embedding_dim']})", n_candidates,
                          fmt_seconds(fit_s), fmt_seconds(query_s), fmt_seconds(total),
                          fmt_ratio(brute_time / total),
@@ -296,6 +301,10 @@ def main(argv=None):
     print("Speedup counts exact distances only (seed 004 s5.3); the wall-time ratio above "
           f"also pays for embedding and the Hamming scan. n_base = {len(base)}.")
     print()
+    if args.keep_workdir:
+        print(f"worker outputs kept in {workdir}")
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
     print_footer(start_time)
 
 

@@ -82,11 +82,13 @@ class BaseStringEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         strings = check_strings(X)
         check_string_lengths(strings, self.max_length_, self.on_long_string,
                              type(self).__name__)
-        blocks = [
-            self._embed_batch(strings[start:start + TRANSFORM_BATCH_SIZE])
-            for start in range(0, len(strings), TRANSFORM_BATCH_SIZE)
-        ]
-        return np.concatenate(blocks, axis=0)
+        out = None
+        for start in range(0, len(strings), TRANSFORM_BATCH_SIZE):
+            block = self._embed_batch(strings[start:start + TRANSFORM_BATCH_SIZE])
+            if out is None:  # the first batch tells the width and dtype
+                out = np.empty((len(strings), block.shape[1]), dtype=block.dtype)
+            out[start:start + len(block)] = block
+        return out
 
     @property
     def _n_features_out(self):

@@ -101,21 +101,28 @@ def _preview(value, limit=30):
 
 
 def to_code_points(strings):
-    """Concatenated UTF-32 code points of ``strings`` and their offsets.
+    """Concatenated code points of ``strings`` and their offsets.
 
     One ``str.join`` and one ``encode`` per call: no Python work per character.
+    ASCII text (DNA, proteins, English) is encoded one byte per character.
 
     Returns
     -------
-    code_points : ndarray of uint32, shape (total_length,)
+    code_points : ndarray of uint8 (ASCII input) or uint32, shape (total_length,)
     offsets : ndarray of int64, shape (n_strings + 1,)
         String ``i`` is ``code_points[offsets[i]:offsets[i + 1]]``.
     """
     lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
     offsets = np.zeros(len(strings) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    code_points = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32)
-    return code_points, offsets
+    joined = "".join(strings)
+    if joined.isascii():
+        return np.frombuffer(joined.encode("ascii"), dtype=np.uint8), offsets
+    return np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32), offsets
+
+
+# Strings per batch when scanning an alphabet: bounds the code-point buffer.
+_ALPHABET_BATCH = 8192
 
 
 @njit(cache=True, nogil=True)
@@ -147,8 +154,16 @@ class Alphabet:
 
     @classmethod
     def from_strings(cls, strings):
-        code_points, _ = to_code_points(strings)
-        return cls(np.unique(code_points))
+        """Alphabet of the characters present, in linear time and bounded memory."""
+        seen = np.zeros(0, dtype=bool)
+        for start in range(0, len(strings), _ALPHABET_BATCH):
+            code_points, _ = to_code_points(strings[start:start + _ALPHABET_BATCH])
+            if code_points.size == 0:
+                continue
+            present = np.bincount(code_points, minlength=len(seen)) > 0
+            present[:len(seen)] |= seen
+            seen = present
+        return cls(np.flatnonzero(seen))
 
     @property
     def n_symbols(self):

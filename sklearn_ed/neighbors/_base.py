@@ -23,8 +23,10 @@ from .._strings import check_strings
 from ..distances import Metric, candidate_distances, get_metric
 from ._filter import EMBEDDING_METRICS, BruteFilter, NNDescentFilter, sort_by_value
 
-# Above this many base items, filter_algorithm="auto" uses NNDescent.
-AUTO_NNDESCENT_MIN_SAMPLES = 100_000
+# From this many base items, filter_algorithm="auto" uses NNDescent. The
+# brute scan stays faster up to at least 100,000 items (benchmarks/bench_spell.py:
+# NNDescent's index build alone takes longer than the whole brute search).
+AUTO_NNDESCENT_MIN_SAMPLES = 1_000_000
 # Radius calibration: anchors, and near and random partners per anchor.
 _CALIBRATION_ANCHORS = 128
 _CALIBRATION_PARTNERS = 4
@@ -59,9 +61,6 @@ class FilterRefineBase(BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    # Whether fit learns the embedding-to-exact calibration radius search needs.
-    _calibrates_radius = False
-
     def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5,
                  n_candidates=100, filter_algorithm="auto", n_jobs=None,
                  random_state=None):
@@ -83,8 +82,6 @@ class FilterRefineBase(BaseEstimator):
         self._fit_embedding = self._embed(X)
         self._filter = self._make_filter().build(self._fit_embedding)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
-        if self._calibrates_radius:
-            self.calibration_ = self._fit_radius_calibration()
         return self
 
     def _resolve_metric(self):
@@ -282,6 +279,9 @@ class FilterRefineBase(BaseEstimator):
         return np.sqrt(np.einsum("ij,ij->i", difference, difference))
 
     def _embedding_threshold(self, radius):
+        if not hasattr(self, "calibration_"):
+            # Learned at the first radius query: kneighbors users never pay for it.
+            self.calibration_ = self._fit_radius_calibration()
         slope, intercept = self.calibration_
         return self.radius_blowup * max(slope * radius + intercept, 0.0)
 

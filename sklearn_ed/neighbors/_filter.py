@@ -29,11 +29,12 @@ class BruteFilter:
     ----------
     metric : {"euclidean", "hamming"}
         Vector distance in the embedding space.
-    chunk_bytes : int, default=2**26
-        Upper bound of the temporary distance block of one chunk of queries.
+    chunk_bytes : int, default=2**24
+        Size of the distance block of one chunk of queries; the selection
+        needs about four times that in temporaries.
     """
 
-    def __init__(self, metric, chunk_bytes=2**26):
+    def __init__(self, metric, chunk_bytes=2**24):
         self.metric = metric
         self.chunk_bytes = chunk_bytes
 
@@ -114,13 +115,21 @@ def _largest(dtype):
 
 
 def smallest_per_row(block, n_smallest):
-    """Indices and values of the n smallest entries per row, ordered by (value, index)."""
-    n_columns = block.shape[1]
-    if n_smallest < n_columns:
-        chosen = np.argpartition(block, n_smallest - 1, axis=1)[:, :n_smallest]
-        chosen.sort(axis=1)
-    else:
+    """Indices and values of the n smallest entries per row, ordered by (value, index).
+
+    Entries tied with the n-th smallest value are taken in index order, so
+    the selection is the first n of a stable sort, without sorting the row.
+    """
+    n_rows, n_columns = block.shape
+    if n_smallest >= n_columns:
         chosen = np.broadcast_to(np.arange(n_columns), block.shape).copy()
+    else:
+        kth = np.partition(block, n_smallest - 1, axis=1)[:, n_smallest - 1:n_smallest]
+        below = block < kth
+        tied = block == kth
+        n_tied_needed = n_smallest - below.sum(axis=1, keepdims=True)
+        keep = below | (tied & (np.cumsum(tied, axis=1, dtype=np.int32) <= n_tied_needed))
+        chosen = np.nonzero(keep)[1].reshape(n_rows, n_smallest)
     return sort_by_value(chosen, np.take_along_axis(block, chosen, axis=1))
 
 

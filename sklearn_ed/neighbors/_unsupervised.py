@@ -47,8 +47,8 @@ class FilterRefineNeighbors(FilterRefineBase):
         verifies every item (exact radius search).
     filter_algorithm : {"auto", "brute", "nndescent"}, default="auto"
         "brute" scans all embeddings in chunks of bounded memory;
-        "nndescent" queries a pynndescent graph (approximate, for large
-        bases); "auto" picks "nndescent" from 100,000 fitted samples.
+        "nndescent" queries a pynndescent graph (approximate, for very large
+        bases); "auto" picks "nndescent" from 1,000,000 fitted samples.
     n_jobs : int, default=None
         Parallel jobs of the refine step (joblib; threads by default, any
         joblib backend such as Dask through ``joblib.parallel_config``).
@@ -66,7 +66,9 @@ class FilterRefineNeighbors(FilterRefineBase):
     n_samples_fit_ : int
         Number of fitted samples.
     calibration_ : ndarray of shape (2,)
-        Slope and intercept of embedding distance against exact distance.
+        Slope and intercept of embedding distance against exact distance,
+        learned at the first radius query from up to 128 random anchors, each
+        paired with its 4 nearest and 4 random items.
     n_features_in_ : int
         Number of features (numeric input only).
 
@@ -91,7 +93,6 @@ class FilterRefineNeighbors(FilterRefineBase):
         "radius": [Interval(Real, 0, None, closed="left")],
         "radius_blowup": [Interval(Real, 1, None, closed="both")],
     }
-    _calibrates_radius = True
 
     def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5, radius=1.0,
                  n_candidates=100, radius_blowup=1.5, filter_algorithm="auto",
