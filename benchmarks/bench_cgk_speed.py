@@ -81,7 +81,7 @@ def main(argv=None):
     from numba import config as numba_config
 
     from sklearn_ed import CGKEmbedder
-    from sklearn_ed._cgk_kernels import cgk_embed
+    from sklearn_ed._cgk_kernels import cgk_embed, pack_walk_bits
 
     start_time = time.perf_counter()
     print_header(
@@ -101,13 +101,14 @@ def main(argv=None):
     for length, n_strings in zip(lengths, counts):
         progress(f"length {length}: generating {n_strings} strings")
         strings = random_dna(n_strings, length, args.random_state)
-        embedders, encoded, outputs = {}, {}, {}
+        embedders, encoded, outputs, masks = {}, {}, {}, {}
         for variant in variants:
             embedder = CGKEmbedder(variant=variant, n_repetitions=args.n_repetitions,
                                    random_state=args.random_state).fit(strings[:1000])
             embedder.transform(strings[:10])  # load the cached numba kernels
             embedders[variant] = embedder
             encoded[variant] = embedder.alphabet_.encode(strings)
+            masks[variant] = pack_walk_bits(embedder.walk_bits_)
             outputs[variant] = np.zeros((n_strings, embedder.n_features_out_),
                                         dtype=embedder._symbol_dtype())
         times = {(variant, part): [] for variant in variants
@@ -123,7 +124,7 @@ def main(argv=None):
                 times[variant, "encode"].append(
                     measure(lambda: embedder.alphabet_.encode(strings), n_strings))
                 times[variant, "kernel"].append(measure(
-                    lambda: cgk_embed(symbols, offsets, embedder.walk_bits_,
+                    lambda: cgk_embed(symbols, offsets, masks[variant],
                                       embedder.max_length_, truncated, out), n_strings))
                 times[variant, "transform_symbols"].append(
                     measure(lambda: embedder.transform_symbols(strings), n_strings))
