@@ -16,15 +16,17 @@ Methods: Euclid (the paper's baseline), Euclid after ``StandardScaler``
 (a stronger baseline the paper does not use), ``ClusterMetricLearner``
 (the paper's metric) and scikit-learn's ``NeighborhoodComponentsAnalysis``
 (default ``max_iter=50``). Means over 5 random splits; fit times are means
-over the splits. K-means runs single-threaded (OpenMP limited to 1 thread):
-on data this small its threads only add synchronisation cost, which becomes
-severe on a busy machine. metric-learn's RCA is left out: metric-learn 0.7.0 does not
+over the splits. Everything runs single-threaded (BLAS and OpenMP limited to
+one thread): on data this small threads only add synchronisation cost, which
+becomes severe on a machine shared with other jobs. metric-learn's RCA is left out: metric-learn 0.7.0 does not
 run with scikit-learn >= 1.8 (``check_X_y(force_all_finite=...)``).
 
 Run: ``python benchmarks/bench_cluster_metric_kmeans.py`` (about 1-2 minutes on
 2 cores).
 """
 
+import os
+import sys
 import time
 
 import numpy as np
@@ -36,8 +38,11 @@ from sklearn.neighbors import NeighborhoodComponentsAnalysis
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-from sklearn_ed._cluster_metric import ClusterMetricLearner
+from sklearn_ed import ClusterMetricLearner
 from sklearn_ed.metrics import pairwise_clustering_precision
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import format_table, print_footer, print_header, progress  # noqa: E402
 
 N_SPLITS = 5
 N_INIT = 100
@@ -81,8 +86,7 @@ def run_dataset(X, y, dims):
                     fit_s = time.perf_counter() - start
                 V = Z_te if learner is None else learner.transform(Z_te)
                 km = KMeans(n_clusters=n_classes, n_init=N_INIT, random_state=split)
-                with threadpool_limits(limits=1, user_api="openmp"):
-                    labels = km.fit_predict(V)
+                labels = km.fit_predict(V)
                 scores[dim][name].append(
                     (
                         pairwise_clustering_precision(y_te, labels),
@@ -95,45 +99,42 @@ def run_dataset(X, y, dims):
 
 def print_tables(name, X, y, scores):
     n_classes = len(np.unique(y))
-    print(
-        f"\n{name}: {X.shape[0]} samples, {X.shape[1]} features, K={n_classes}; "
-        f"train/test 50/50 stratified, mean over {N_SPLITS} splits"
-    )
-    header = f"{'dims':>6} | " + " | ".join(f"{m:>10}" for m in METHODS)
-    for title, col in [
-        ("pairwise clustering precision (Rand)", 0),
-        ("balanced pairwise precision", 1),
-    ]:
-        print(f"  {title}")
-        print("  " + header)
-        for dim, by_method in scores.items():
-            cells = " | ".join(
-                f"{np.mean([s[col] for s in by_method[m]]):>10.3f}" for m in METHODS
-            )
-            print(f"  {dim!s:>6} | {cells}")
-    print("  fit time [ms] (Metric / NCA)")
+    title = (f"{name}: {X.shape[0]} samples, {X.shape[1]} features, K={n_classes}; "
+             f"mean over {N_SPLITS} splits")
+    rows = []
     for dim, by_method in scores.items():
-        metric_ms = 1e3 * np.mean([s[2] for s in by_method["Metric"]])
-        nca_ms = 1e3 * np.mean([s[2] for s in by_method["NCA"]])
-        print(f"  {dim!s:>6} | {metric_ms:>8.2f} | {nca_ms:>8.1f}")
+        means = {m: np.mean(by_method[m], axis=0) for m in METHODS}
+        rows.append(
+            [dim]
+            + [f"{means[m][0]:.3f}" for m in METHODS]
+            + [f"{means[m][1]:.3f}" for m in METHODS]
+            + [f"{1e3 * means[m][2]:.1f}" for m in ("Metric", "NCA")]
+        )
+    headers = (["dims"] + METHODS + [f"bal. {m}" for m in METHODS]
+               + ["Metric fit ms", "NCA fit ms"])
+    print(format_table(headers, rows, title=title))
 
 
 def main():
     start = time.perf_counter()
+    print_header("ClusterMetricLearner: K-means on UCI data (seed 002/003 s5.3, Figure 4)", notes=[
+        "train/test 50/50 stratified per split; TruncatedSVD (dims) and metrics fitted on "
+        "train; KMeans(K = n_classes, n_init=100) on test; BLAS and OpenMP limited to 1 thread",
+        "precision = pairwise clustering precision (Rand); bal. = balanced variant; "
+        "Euclid+std = StandardScaler; NCA = NeighborhoodComponentsAnalysis(max_iter=50)",
+    ])
     summary = []
     for name, (loader, dims) in DATASETS.items():
+        progress(name)
         X, y = loader(return_X_y=True)
-        scores = run_dataset(X, y, dims)
+        with threadpool_limits(limits=1):
+            scores = run_dataset(X, y, dims)
         print_tables(name, X, y, scores)
-        orig = scores["orig"]
-        summary.append(
-            (name, *(np.mean([s[0] for s in orig[m]]) for m in METHODS))
-        )
-    print("\nsummary, original dimensions: pairwise clustering precision")
-    print(f"  {'data':>13} | " + " | ".join(f"{m:>10}" for m in METHODS))
-    for name, *values in summary:
-        print(f"  {name:>13} | " + " | ".join(f"{v:>10.3f}" for v in values))
-    print(f"\ntotal time {time.perf_counter() - start:.0f} s")
+        summary.append([name] + [f"{np.mean(scores['orig'][m], axis=0)[0]:.3f}"
+                                 for m in METHODS])
+    print(format_table(["data"] + METHODS, summary,
+                       title="Summary: pairwise clustering precision, original dimensions"))
+    print_footer(start)
 
 
 if __name__ == "__main__":

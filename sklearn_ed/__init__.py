@@ -5,8 +5,10 @@ by cheap vector distance and refined with the exact distance.
 """
 
 from ._cgk import CGKEmbedder
+from ._cnned import CNNEDEmbedder
 from ._cluster_metric import ClusterMetricLearner
 from ._fastmap import FastMapEmbedder
+from ._triplet import TripletMinedEmbedder
 from .neighbors import (
     FilterRefineClassifier,
     FilterRefineNeighbors,
@@ -18,11 +20,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CGKEmbedder",
+    "CNNEDEmbedder",
     "ClusterMetricLearner",
     "FastMapEmbedder",
     "FilterRefineClassifier",
     "FilterRefineNeighbors",
     "FilterRefineRegressor",
     "FilterRefineTransformer",
+    "TripletMinedEmbedder",
     "__version__",
 ]

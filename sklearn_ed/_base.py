@@ -82,6 +82,10 @@ class BaseStringEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         strings = check_strings(X)
         check_string_lengths(strings, self.max_length_, self.on_long_string,
                              type(self).__name__)
+        return self._embed_strings(strings)
+
+    def _embed_strings(self, strings):
+        """Embed validated strings batch by batch into one preallocated array."""
         out = None
         for start in range(0, len(strings), TRANSFORM_BATCH_SIZE):
             block = self._embed_batch(strings[start:start + TRANSFORM_BATCH_SIZE])

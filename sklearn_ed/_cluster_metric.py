@@ -348,7 +348,7 @@ def _within_cluster_scatter(X, y_idx, counts, xi):
     sums = indicator.T @ X  # (n_clusters, n_features); sparse when X is sparse
     if sp.issparse(X):
         # sum_j w_j s_j s_j^T - sum_i (xi_i / |X_i|) S_i S_i^T, S_i = sum of cluster i.
-        X = X.astype(np.float64)
+        X = X.astype(np.float64, copy=False)
         weighted = sp.diags(xi[y_idx]) @ X
         first = (X.T @ weighted).toarray()
         sums = sp.csr_matrix(sums, dtype=np.float64)

@@ -14,8 +14,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_ed._cluster_metric import ClusterMetricLearner
-from sklearn_ed.metrics._retrieval import r_precision
+from sklearn_ed import ClusterMetricLearner
+from sklearn_ed.metrics import r_precision
 
 
 def _clusters(n_clusters=6, size=5, n_features=3, seed=0, noise=(2.0, 0.5, 0.1)):

@@ -13,12 +13,14 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_ed import (
     CGKEmbedder,
+    CNNEDEmbedder,
     ClusterMetricLearner,
     FastMapEmbedder,
     FilterRefineClassifier,
     FilterRefineNeighbors,
     FilterRefineRegressor,
     FilterRefineTransformer,
+    TripletMinedEmbedder,
 )
 from sklearn_ed.metrics import make_top_k_recall_scorer
 
@@ -30,11 +32,14 @@ NUMERIC_ESTIMATORS = {
     FilterRefineTransformer(metric="euclidean"): {},
     ClusterMetricLearner(): {},
     FastMapEmbedder(metric="euclidean", n_components=2): {},
+    TripletMinedEmbedder(metric="euclidean", n_components=2, n_neighbors=3, max_epochs=2,
+                         random_state=0): {},
 }
 
 STRING_ESTIMATORS = [
     CGKEmbedder(random_state=0),
     CGKEmbedder("cgk_prime", n_repetitions=2, random_state=0),
+    CNNEDEmbedder(n_components=16, n_layers=3, max_epochs=2, n_neighbors=10, random_state=0),
     FastMapEmbedder(n_components=4, random_state=0),
     FilterRefineNeighbors(n_neighbors=3, n_candidates=10, random_state=0),
     FilterRefineClassifier(n_neighbors=3, n_candidates=10, random_state=0),

@@ -20,7 +20,8 @@ _RNG = np.random.default_rng(0)
 VECTORS = _RNG.normal(size=(7, 3))
 SERIES = [_RNG.normal(size=(2, length)) for length in (1, 4, 9, 9, 15)]
 POINT_SETS = [_RNG.normal(size=(n_points, 2)) for n_points in (1, 3, 8, 8)]
-OBJECT_SAMPLES = {"dtw": SERIES, "chamfer": POINT_SETS}
+IMAGES = _RNG.integers(0, 17, size=(4, 8, 8)).astype(float)
+OBJECT_SAMPLES = {"dtw": SERIES, "chamfer": POINT_SETS, "chamfer_image": IMAGES}
 
 
 def sample_items(metric):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import rand_score
 
-from sklearn_ed.metrics._retrieval import (
+from sklearn_ed.metrics import (
     eleven_point_average_precision,
     pairwise_clustering_precision,
     r_precision,

@@ -2,11 +2,12 @@
 
 Registered metrics: ``"levenshtein"`` and ``"hamming"`` on strings (through
 rapidfuzz), ``"euclidean"`` on numeric rows, ``"dtw"`` on time series (numba)
-and ``"chamfer"`` on point sets (KD-trees). Add more with
+``"chamfer"`` on point sets (KD-trees) and ``"chamfer_image"`` on
+grey-level images (through their edge pixels). Add more with
 :func:`register_metric`.
 """
 
-from ._chamfer import CHAMFER, images_to_point_sets
+from ._chamfer import CHAMFER, CHAMFER_IMAGE, images_to_point_sets
 from ._dtw import DTW, make_dtw_metric
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
@@ -14,7 +15,7 @@ from ._levenshtein import LEVENSHTEIN
 from ._pairwise import candidate_distances, pairwise_distances
 from ._registry import Metric, available_metrics, get_metric, register_metric
 
-for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER):
+for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE):
     register_metric(_metric, overwrite=True)
 
 __all__ = [

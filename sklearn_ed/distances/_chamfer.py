@@ -85,5 +85,19 @@ def images_to_point_sets(images, threshold=None):
     return point_sets
 
 
+def chamfer_image_pairwise(X, Y, score_cutoff=None):
+    """Chamfer distance between grey-level images through their edge pixels."""
+    return chamfer_pairwise(images_to_point_sets(X), images_to_point_sets(Y))
+
+
+def chamfer_image_oracle(x, y):
+    """Edge pixels of both images, then the point-set oracle (reference)."""
+    return chamfer_oracle(*images_to_point_sets(np.stack([x, y])))
+
+
 CHAMFER = Metric(name="chamfer", pairwise=chamfer_pairwise, input_type="objects",
                  oracle=chamfer_oracle)
+# Images as samples: FilterRefine estimators hand the same X to the embedder
+# and to the exact metric, so searching images needs a metric on images.
+CHAMFER_IMAGE = Metric(name="chamfer_image", pairwise=chamfer_image_pairwise,
+                       input_type="objects", oracle=chamfer_image_oracle)

@@ -1,0 +1,404 @@
+"""CNN-ED: a convolutional embedding of edit distance (seed 001)."""
+
+import copy
+import hashlib
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import BaseStringEmbedder
+from .distances import pairwise_distances
+
+# Strings per torch forward pass in the non-affine and GPU paths.
+_TORCH_BATCH = 512
+# Training pairs used to fit the distance map g.
+_MAP_PAIRS = 200_000
+
+
+class CNNEDEmbedder(BaseStringEmbedder):
+    """Convolutional embedding of edit distance into Euclidean distance (CNN-ED).
+
+    Dai, Yan, Wang, Cheng and Chen (2020): strings are one-hot encoded over
+    the alphabet learned at fit (with an unknown-character bucket; padding
+    is all-zero), passed through ``n_layers`` blocks of ``Conv1d`` (kernel 3)
+    and pooling, then a linear layer to ``n_components`` float32 values. The
+    network is trained through skorch with the triplet loss with a
+    per-triplet margin ``d(a, n) - d(a, p)`` plus ``alpha`` times the
+    approximation error over the three pairs; triplets draw their positive
+    and negative from the anchor's exact top-``n_neighbors`` training
+    neighbours (the closer one is the positive), 64 per batch, Adam.
+
+    Edit distances are divided by their mean over training pairs during
+    training (as in the authors' code), so embedding distances are in those
+    units; ``distance_map_`` (a line fitted on training pairs) maps them back
+    to edit distances, see :meth:`estimate_distance`.
+
+    The defaults (``input_mode="per_character"``, ``pooling="avg"``,
+    ``activation=None``) are the authors' configuration and make the network
+    affine in its one-hot input: ``transform`` then sums one precomputed
+    vector per character and position (``bias + sum_t table[x_t, t]``)
+    instead of running convolutions, which is exactly equal up to float
+    rounding. Other settings run the network in torch, with the first
+    convolution of ``input_mode="channels"`` done as embedding lookups.
+
+    Parameters
+    ----------
+    n_components : int, default=128
+        Embedding dimension d.
+    n_layers : int, default=8
+        Conv + pooling blocks; the sequence length halves in each.
+    n_channels : int, default=8
+        Channels of every convolution.
+    pooling : {"avg", "max"}, default="avg"
+        Pooling after every convolution (the paper found "avg" better).
+    activation : {None, "relu"}, default=None
+        Non-linearity after every pooling.
+    input_mode : {"per_character", "channels"}, default="per_character"
+        ``"per_character"``: every character's one-hot row goes separately
+        through shared single-channel filters (the authors' code).
+        ``"channels"``: characters are the input channels of the first
+        convolution.
+    alpha : float, default=0.1
+        Weight of the approximation error in the loss.
+    n_neighbors : int, default=100
+        k of the top-k neighbour lists the triplets are drawn from. Reduced
+        to ``n_train_ - 1`` with a warning on a smaller training set.
+    n_train : int or None, default=1000
+        Training strings sampled (with ``random_state``) from ``X`` when it is
+        larger; their exact distance matrix is computed once with rapidfuzz
+        and cached (``train_distances_``). ``None`` uses all of ``X``.
+    max_epochs : int, default=50
+        Epochs; an epoch is ``n_train_`` triplets.
+    batch_size : int, default=64
+        Triplets per batch.
+    lr : float, default=1e-3
+        Adam learning rate.
+    device : {"cpu", "cuda", "auto"}, default="cpu"
+        Training device ("auto": CUDA when available). ``transform`` runs on
+        the same device when it is available there, else on the CPU, so a
+        model trained on GPU runs on a CPU-only machine.
+    callbacks : list of skorch callbacks or None, default=None
+        Passed to the skorch net (copied at fit). There is no validation
+        split: monitor ``"train_loss"`` (e.g.
+        ``EarlyStopping(monitor="train_loss")``).
+    verbose : int, default=0
+        0: silent; 1: skorch's epoch table; 2: also a progress bar.
+    n_jobs : int, default=None
+        Parallel jobs of the exact training distances (joblib semantics).
+    max_length : int, default=None
+        Padding length M. ``None`` uses the longest training string.
+    on_long_string : {"truncate", "error"}, default="truncate"
+        What ``transform`` does with a string longer than ``max_length_``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the training sample, the initial weights and the triplets; with
+        an int, fitting twice on CPU gives identical embeddings.
+
+    Attributes
+    ----------
+    alphabet_ : Alphabet
+        Characters seen at fit (symbol 0 padding, 1 unknown, 2... alphabet).
+    max_length_ : int
+        Padding length M.
+    module_ : CNNEDModule
+        The trained torch network, on the CPU.
+    history_ : list of dict
+        skorch's training history (one dict per epoch).
+    train_distances_ : ndarray of shape (n_train_, n_train_)
+        Exact edit distances between the training strings.
+    n_train_ : int
+        Number of training strings.
+    n_neighbors_ : int
+        k actually used.
+    distance_scale_ : float
+        Mean training edit distance (the training unit).
+    distance_map_ : ndarray of shape (2,)
+        Slope and intercept of g: edit distance ~ g(Euclidean distance),
+        least squares on training pairs.
+    n_features_out_ : int
+        ``n_components``.
+
+    See Also
+    --------
+    CGKEmbedder : Data-independent embedding into Hamming space.
+    FilterRefineNeighbors : Nearest neighbours filtered by an embedding.
+
+    References
+    ----------
+    X. Dai, X. Yan, K. Zhou, Y. Wang, H. Yang, J. Cheng. "Convolutional
+    Embedding for Edit Distance", SIGIR 2020.
+
+    Examples
+    --------
+    >>> from sklearn_ed import CNNEDEmbedder
+    >>> strings = ["ACGTACGT", "ACGTACGA", "TTGTACGT", "ACCA", "GGGTACCA"]
+    >>> embedder = CNNEDEmbedder(n_components=16, max_epochs=2, n_neighbors=3,
+    ...                          random_state=0).fit(strings)
+    >>> embedder.transform(strings).shape
+    (5, 16)
+    >>> embedder.estimate_distance(["ACGT"], ["ACGA", "ACGT"]).shape
+    (1, 2)
+    """
+
+    embedding_metric = "euclidean"
+
+    _parameter_constraints: dict = {
+        **BaseStringEmbedder._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_layers": [Interval(Integral, 1, None, closed="left")],
+        "n_channels": [Interval(Integral, 1, None, closed="left")],
+        "pooling": [StrOptions({"avg", "max"})],
+        "activation": [StrOptions({"relu"}), None],
+        "input_mode": [StrOptions({"per_character", "channels"})],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "n_neighbors": [Interval(Integral, 2, None, closed="left")],
+        "n_train": [Interval(Integral, 3, None, closed="left"), None],
+        "max_epochs": [Interval(Integral, 0, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "lr": [Interval(Real, 0, None, closed="neither")],
+        "device": [StrOptions({"cpu", "cuda", "auto"})],
+        "callbacks": [list, None],
+        "verbose": ["verbose"],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, n_components=128, *, n_layers=8, n_channels=8, pooling="avg",
+                 activation=None, input_mode="per_character", alpha=0.1, n_neighbors=100,
+                 n_train=1000, max_epochs=50, batch_size=64, lr=1e-3, device="cpu",
+                 callbacks=None, verbose=0, n_jobs=None, max_length=None,
+                 on_long_string="truncate", random_state=None):
+        self.n_components = n_components
+        self.n_layers = n_layers
+        self.n_channels = n_channels
+        self.pooling = pooling
+        self.activation = activation
+        self.input_mode = input_mode
+        self.alpha = alpha
+        self.n_neighbors = n_neighbors
+        self.n_train = n_train
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.device = device
+        self.callbacks = callbacks
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.max_length = max_length
+        self.on_long_string = on_long_string
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the alphabet and padding length, then train the network.
+
+        Parameters
+        ----------
+        X : array-like of str of shape (n_samples,)
+            Training strings (at least 3); ``n_train`` of them are used.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : CNNEDEmbedder
+            Fitted embedder.
+        """
+        return super().fit(X, y)
+
+    # ----------------------------------------------------------------- fit
+    def _fit(self, strings):
+        from .nn import (CNNEDModule, ResampleTriplets, TopKTripletDataset,
+                         TripletApproximationLoss, TripletNet, resolve_device, seeded_torch,
+                         top_k_neighbours, torch_threads)
+        import torch
+        from skorch.callbacks import ProgressBar
+
+        rng = check_random_state(self.random_state)
+        if self.n_train is not None and len(strings) > self.n_train:
+            chosen = np.sort(rng.choice(len(strings), self.n_train, replace=False))
+            train = strings[chosen]
+        else:
+            train = strings
+        n = len(train)
+        if n < 3:
+            raise ValueError(
+                f"CNNEDEmbedder needs at least 3 training strings to draw triplets, "
+                f"got {n}."
+            )
+        k = min(self.n_neighbors, n - 1)
+        if k < self.n_neighbors:
+            warnings.warn(
+                f"n_neighbors={self.n_neighbors} needs at least {self.n_neighbors + 1} "
+                f"training strings, got {n}; using n_neighbors={k}.",
+                UserWarning, stacklevel=3,
+            )
+        distances = self._train_distances(train)
+        off_diagonal = distances.sum() / max(n * (n - 1), 1)
+        scale = float(off_diagonal) if off_diagonal > 0 else 1.0
+        device = resolve_device(self.device)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        inputs = torch.from_numpy(self._pad(train))
+        callbacks = [("resample_triplets", ResampleTriplets())]
+        if self.verbose >= 2:
+            callbacks.append(("progress_bar", ProgressBar()))
+        callbacks += [(f"user_{i}", cb) if not isinstance(cb, tuple) else cb
+                      for i, cb in enumerate(copy.deepcopy(self.callbacks or []))]
+        with torch_threads(), seeded_torch(seed, device):
+            module = CNNEDModule(
+                self.alphabet_.n_symbols, self.max_length_, n_components=self.n_components,
+                n_layers=self.n_layers, n_channels=self.n_channels, pooling=self.pooling,
+                activation=self.activation, input_mode=self.input_mode)
+            dataset = TopKTripletDataset(distances, top_k_neighbours(distances, k),
+                                         n_triplets=n, scale=scale, random_state=seed)
+            net = TripletNet(
+                module, criterion=TripletApproximationLoss, criterion__alpha=self.alpha,
+                optimizer=torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs,
+                batch_size=self.batch_size, train_split=None,
+                iterator_train__shuffle=False, callbacks=callbacks,
+                verbose=int(self.verbose), device=device, inputs=inputs)
+            net.fit(dataset, y=None)
+        self.module_ = net.module_.to("cpu").eval()
+        self.history_ = [dict(entry) for entry in net.history]
+        self.n_train_ = n
+        self.n_neighbors_ = k
+        self.distance_scale_ = scale
+        self.n_features_out_ = self.n_components
+        self._lookup = None
+        self.distance_map_ = self._fit_distance_map(train, distances, rng)
+
+    def _train_distances(self, train):
+        """Exact distance matrix of the training strings, cached across fits."""
+        digest = hashlib.sha1()
+        for string in train:
+            digest.update(string.encode("utf-8", "surrogatepass"))
+            digest.update(b"\x00\xff")
+        key = digest.hexdigest()
+        cached = getattr(self, "train_distances_", None)
+        if cached is not None and getattr(self, "_train_key", None) == key:
+            return cached
+        self.train_distances_ = symmetric_distances(train, self.n_jobs)
+        self._train_key = key
+        return self.train_distances_
+
+    def _fit_distance_map(self, train, distances, rng):
+        embedded = self._embed_strings(train).astype(np.float64)
+        n = len(train)
+        left, right = np.triu_indices(n, 1)
+        if left.size > _MAP_PAIRS:
+            keep = rng.choice(left.size, _MAP_PAIRS, replace=False)
+            left, right = left[keep], right[keep]
+        euclidean = np.linalg.norm(embedded[left] - embedded[right], axis=1)
+        exact = distances[left, right].astype(np.float64)
+        if np.ptp(euclidean) == 0:
+            return np.array([0.0, exact.mean()])
+        return np.polyfit(euclidean, exact, deg=1)
+
+    # ----------------------------------------------------------- transform
+    def _pad(self, strings):
+        from .nn import pad_symbols
+
+        symbols, offsets = self.alphabet_.encode(strings)
+        return pad_symbols(symbols, offsets, self.max_length_)
+
+    def _inference_device(self):
+        import torch
+
+        if self.device in ("cuda", "auto") and torch.cuda.is_available():
+            return "cuda"
+        return "cpu"
+
+    def _embed_batch(self, strings):
+        device = self._inference_device()
+        if self.module_.is_affine and device == "cpu":
+            return self._embed_lookup(strings)
+        return self._embed_torch(strings, device)
+
+    def _lookup_table(self):
+        if getattr(self, "_lookup", None) is None:
+            from .nn import affine_lookup_table
+
+            self._lookup = affine_lookup_table(self.module_)
+        return self._lookup
+
+    def _embed_lookup(self, strings):
+        from .nn._kernels import lookup_sum
+
+        table, bias = self._lookup_table()
+        symbols, offsets = self.alphabet_.encode(strings)
+        out = np.empty((len(strings), self.n_features_out_), dtype=np.float32)
+        return lookup_sum(symbols, offsets, table, bias, out)
+
+    def _embed_torch(self, strings, device):
+        import torch
+
+        from .nn import torch_threads
+
+        padded = self._pad(strings)
+        module = self.module_.to(device)
+        blocks = []
+        try:
+            with torch_threads(), torch.inference_mode():
+                for start in range(0, len(padded), _TORCH_BATCH):
+                    batch = torch.from_numpy(padded[start:start + _TORCH_BATCH]).to(device)
+                    blocks.append(module(batch).float().cpu().numpy())
+        finally:
+            self.module_.to("cpu")
+        return np.concatenate(blocks, axis=0)
+
+    def estimate_distance(self, X, Y=None):
+        """Edit distances estimated from embeddings: ``g(||f(x) - f(y)||)``.
+
+        Parameters
+        ----------
+        X : array-like of str of shape (n_x,)
+        Y : array-like of str of shape (n_y,), default=None
+            ``None`` means ``X``.
+
+        Returns
+        -------
+        distances : ndarray of float64, shape (n_x, n_y)
+            Estimates, clipped at 0.
+        """
+        check_is_fitted(self)
+        fx = self.transform(X).astype(np.float64)
+        fy = fx if Y is None else self.transform(Y).astype(np.float64)
+        squared = (fx * fx).sum(1)[:, None] + (fy * fy).sum(1)[None, :] - 2 * fx @ fy.T
+        euclidean = np.sqrt(np.maximum(squared, 0.0))
+        slope, intercept = self.distance_map_
+        return np.maximum(slope * euclidean + intercept, 0.0)
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_lookup", None)  # derived from module_, rebuilt on first use
+        return state
+
+
+def symmetric_distances(strings, n_jobs=None):
+    """Exact edit-distance matrix of ``strings``, computing each pair once."""
+    n = len(strings)
+    n_blocks = min(n, 4 * effective_n_jobs(n_jobs) * 2)
+    bounds = np.linspace(0, n, n_blocks + 1).astype(np.int64)
+    # Balance the triangle: block b covers rows [s, e) against columns [s, n).
+
+    def block(start, stop):
+        return start, stop, pairwise_distances(strings[start:stop], strings[start:],
+                                               n_jobs=1)
+
+    jobs = [(bounds[b], bounds[b + 1]) for b in range(n_blocks) if bounds[b + 1] > bounds[b]]
+    if effective_n_jobs(n_jobs) == 1:
+        parts = [block(*job) for job in jobs]
+    else:
+        parts = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(block)(*job) for job in jobs)
+    top = np.zeros((n, n), dtype=np.int64)
+    for start, stop, values in parts:
+        top[start:stop, start:] = values
+    full = np.triu(top, 1)
+    full = full + full.T
+    dtype = np.int16 if full.max(initial=0) < np.iinfo(np.int16).max else np.int32
+    return full.astype(dtype)

@@ -1,0 +1,468 @@
+"""TripletMinedEmbedder: a network trained with mined triplets for any distance (seed 004)."""
+
+import copy
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                          _fit_context)
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .distances import Metric, get_metric, pairwise_distances
+
+# Objects per forward pass in transform (bounded memory).
+_TRANSFORM_BATCH = 1024
+# Default optimiser and learning rate per network (seed 004, s5.3).
+_DEFAULT_OPTIMIZER = {"mlp": ("Adagrad", 1e-3), "conv1d": ("Adam", 1e-2), "module": ("Adam", 1e-3)}
+
+
+class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Embed objects under any expensive distance with a network trained on mined triplets.
+
+    Lary (2022), "Learning topology preserving embeddings for speeding up
+    nearest neighbor retrieval": a network ``F`` (an MLP or a 1-D CNN, both
+    with a sigmoid output) is trained through skorch with the triplet loss
+    ``mean(max(0, ||F(x) - F(y)|| - ||F(x) - F(z)|| + margin))``. Each epoch,
+    every training object is the anchor ``x`` of one triplet, mined from the
+    exact distances ``D`` (computed once, joblib-parallel) and the current
+    embedding:
+
+    - positive ``y``: ``"random"`` among the anchor's ``n_neighbors`` nearest
+      objects, or ``"gaussian"``: any object with weight
+      ``exp(-D(x, y)^2 / (2 sigma^2))``, ``3 sigma`` = distance to the
+      ``n_neighbors``-th nearest;
+    - negative ``z``, among the objects farther than ``y`` in ``D``:
+      ``"random"``; ``"gaussian"`` with weight
+      ``exp(-||F(x) - F(z)||^2 / (2 sigma^2))``, ``3 sigma = ||F(x) - F(y)||``;
+      or ``"closest"`` in the embedding.
+
+    The thesis names the six combinations GR, GG, GC, RR, RG, RC (positive
+    then negative); ``mining="random"`` is its baseline R of completely
+    random triplets (two random objects, the closer is the positive).
+
+    Input: a 2-D numeric array (rows are vectors, or univariate series under
+    DTW), a 3-D array (multivariate series ``(n, channels, length)`` or
+    images ``(n, height, width)``), or a list of series ``(length,)`` or
+    ``(channels, length)`` of different lengths. The network sees every
+    object as a float32 ``(channels, length)`` array, zero-padded at the end
+    to the longest training length (as in the thesis); ``transform`` pads
+    shorter and cuts longer objects to that length (with a warning). The
+    exact ``metric`` is computed on the objects as given, and is assumed
+    symmetric (each pair is computed once).
+
+    Parameters
+    ----------
+    metric : str, Metric or callable, default="dtw"
+        Exact distance used to mine triplets (see
+        :func:`sklearn_ed.distances.available_metrics`); ``transform`` never
+        computes it.
+    network : {"mlp", "conv1d"} or torch.nn.Module, default="mlp"
+        ``"mlp"``: 200-100-50-d ReLU layers and a sigmoid output on the
+        flattened input; ``"conv1d"``: Conv1d(256) + batch norm + max pool,
+        Conv1d(d) + batch norm + max pool, average pooling, sigmoid (seed 004,
+        s5.2). A module (copied at fit) maps a float32 batch
+        ``(N, channels, length)`` to ``(N, d)``; ``n_components`` is then
+        its output size.
+    n_components : int, default=16
+        Embedding dimension d.
+    positive : {"gaussian", "random"}, default="gaussian"
+        Positive strategy (first letter of GR, RC, ...).
+    negative : {"random", "gaussian", "closest"}, default="random"
+        Negative strategy (second letter). The default GR was the best
+        strategy on both chamfer data sets of the thesis.
+    mining : {"neighbors", "random"}, default="neighbors"
+        ``"neighbors"``: the strategies above; ``"random"``: baseline R
+        (``positive`` and ``negative`` are ignored).
+    n_neighbors : int, default=10
+        The n of s4.2: size of the neighbourhood positives focus on.
+        Reduced to ``n_train_ - 1`` with a warning on a smaller set.
+    margin : float, default=0.1
+        Margin m of the triplet loss (embeddings lie in the unit cube).
+    max_epochs : int, default=40
+        Training epochs (one triplet per training object each).
+    batch_size : int, default=64
+        Triplets per batch.
+    optimizer : torch optimizer class or None, default=None
+        ``None``: Adagrad for ``"mlp"``, Adam for ``"conv1d"`` and modules.
+    lr : float or None, default=None
+        ``None``: 1e-3 for ``"mlp"`` and modules, 1e-2 for ``"conv1d"``.
+    n_train : int or None, default=1000
+        Training objects sampled (with ``random_state``) from a larger ``X``;
+        their exact distance matrix costs ``n_train^2 / 2`` distances.
+        ``None`` uses all of ``X``.
+    device : {"cpu", "cuda", "auto"}, default="cpu"
+        Training device; ``transform`` uses CUDA when it was asked for and is
+        available, else the CPU (a GPU-trained model runs on CPU).
+    callbacks : list of skorch callbacks or None, default=None
+        Passed to the skorch net (copied at fit). There is no validation
+        split: monitor ``"train_loss"``.
+    verbose : int, default=0
+        0: silent; 1: skorch's epoch table; 2: also a progress bar.
+    n_jobs : int, default=None
+        Parallel jobs (joblib semantics) of the exact training distances, and
+        torch CPU threads of training and ``transform`` (``None``: one; on a
+        busy machine more threads than free cores make small networks
+        much slower).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the training sample, the initial weights and the triplets; with
+        an int, fitting twice on CPU gives identical embeddings.
+
+    Attributes
+    ----------
+    module_ : torch.nn.Module
+        The trained network, on the CPU, in eval mode.
+    history_ : list of dict
+        skorch's training history (one dict per epoch).
+    train_distances_ : ndarray of shape (n_train_, n_train_)
+        Exact distances between the training objects.
+    train_indices_ : ndarray of shape (n_train_,)
+        Rows of ``X`` used for training.
+    n_train_ : int
+        Number of training objects.
+    n_neighbors_ : int
+        n actually used.
+    input_shape_ : tuple of int
+        ``(channels, length)`` the network sees.
+    n_features_out_ : int
+        Embedding dimension.
+    n_features_in_ : int
+        Number of features (2-D numeric input under a vector metric only).
+
+    See Also
+    --------
+    FastMapEmbedder : Pivot-based embedding under any metric (the baseline).
+    FilterRefineNeighbors : Nearest neighbours filtered by an embedding.
+
+    References
+    ----------
+    M. Lary. "Learning Topology Preserving Embeddings for Speeding up Nearest
+    Neighbor Retrieval", M.S. thesis, University of Texas at Arlington, 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ed import TripletMinedEmbedder
+    >>> rng = np.random.RandomState(0)
+    >>> series = np.cumsum(rng.normal(size=(40, 30)), axis=1)  # random walks
+    >>> embedder = TripletMinedEmbedder(metric="dtw", n_components=4, max_epochs=3,
+    ...                                 random_state=0).fit(series)
+    >>> embedder.transform(series[:5]).shape
+    (5, 4)
+    """
+
+    embedding_metric = "euclidean"
+
+    _parameter_constraints: dict = {
+        "metric": [str, callable, Metric],
+        "network": [StrOptions({"mlp", "conv1d"}), HasMethods(["forward", "parameters"])],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "positive": [StrOptions({"random", "gaussian"})],
+        "negative": [StrOptions({"random", "gaussian", "closest"})],
+        "mining": [StrOptions({"neighbors", "random"})],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "margin": [Interval(Real, 0, None, closed="left")],
+        "max_epochs": [Interval(Integral, 0, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "optimizer": [type, None],
+        "lr": [Interval(Real, 0, None, closed="neither"), None],
+        "n_train": [Interval(Integral, 3, None, closed="left"), None],
+        "device": [StrOptions({"cpu", "cuda", "auto"})],
+        "callbacks": [list, None],
+        "verbose": ["verbose"],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, metric="dtw", *, network="mlp", n_components=16, positive="gaussian",
+                 negative="random", mining="neighbors", n_neighbors=10, margin=0.1,
+                 max_epochs=40, batch_size=64, optimizer=None, lr=None, n_train=1000,
+                 device="cpu", callbacks=None, verbose=0, n_jobs=None, random_state=None):
+        self.metric = metric
+        self.network = network
+        self.n_components = n_components
+        self.positive = positive
+        self.negative = negative
+        self.mining = mining
+        self.n_neighbors = n_neighbors
+        self.margin = margin
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.optimizer = optimizer
+        self.lr = lr
+        self.n_train = n_train
+        self.device = device
+        self.callbacks = callbacks
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    # ------------------------------------------------------------- input
+    def _validate(self, X, reset):
+        """(objects for the metric, float32 (n, channels, length) for the network)."""
+        spec = get_metric(self.metric)
+        if spec.input_type == "strings":
+            raise ValueError(
+                f"metric={spec.name!r} compares strings; TripletMinedEmbedder embeds numeric "
+                "objects (vectors, series, images). Use CNNEDEmbedder or CGKEmbedder for strings."
+            )
+        if spec.input_type == "vectors":
+            X = validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
+            return X, self._fit_length(X[:, None, :], reset)
+        objects, arrays = _check_numeric_objects(X)
+        return objects, self._fit_length(arrays, reset)
+
+    def _fit_length(self, arrays, reset):
+        """Stack to (n, channels, length), zero-padding to the fitted length."""
+        channels = {a.shape[0] for a in arrays} if isinstance(arrays, list) else {arrays.shape[1]}
+        if len(channels) > 1:
+            raise ValueError(f"All objects must have the same number of channels (rows); "
+                             f"got {sorted(channels)}.")
+        n_channels = channels.pop()
+        lengths = [a.shape[1] for a in arrays] if isinstance(arrays, list) else [arrays.shape[2]]
+        if reset:
+            self.input_shape_ = (n_channels, max(lengths))
+        elif n_channels != self.input_shape_[0]:
+            raise ValueError(f"X has {n_channels} channels (rows) per object, but "
+                             f"{type(self).__name__} was fitted with {self.input_shape_[0]}.")
+        length = self.input_shape_[1]
+        if max(lengths) > length:
+            warnings.warn(f"Objects longer than the fitted length {length} are cut to it.",
+                          UserWarning, stacklevel=4)
+        if not isinstance(arrays, list) and arrays.shape[2] == length:
+            return np.array(arrays, dtype=np.float32)
+        out = np.zeros((len(arrays), n_channels, length), dtype=np.float32)
+        for index, values in enumerate(arrays):
+            cut = min(values.shape[1], length)
+            out[index, :, :cut] = values[:, :cut]
+        return out
+
+    # --------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, train_distances=None):
+        """Compute the exact training distances once, then train the network.
+
+        Parameters
+        ----------
+        X : array-like or list of arrays
+            Training objects (at least 3).
+        y : None
+            Ignored.
+        train_distances : ndarray of shape (n_samples, n_samples), default=None
+            Precomputed exact distances between the objects of ``X`` (skips
+            the metric, e.g. to train several embedders on one matrix).
+
+        Returns
+        -------
+        self : TripletMinedEmbedder
+            Fitted embedder.
+        """
+        objects, arrays = self._validate(X, reset=True)
+        n_samples = len(arrays)
+        if n_samples < 3:
+            raise ValueError(f"TripletMinedEmbedder needs at least 3 samples to form "
+                             f"triplets; got {n_samples} sample(s).")
+        rng = check_random_state(self.random_state)
+        if self.n_train is not None and n_samples > self.n_train:
+            chosen = np.sort(rng.choice(n_samples, self.n_train, replace=False))
+        else:
+            chosen = np.arange(n_samples)
+        if train_distances is not None:
+            train_distances = np.asarray(train_distances, dtype=np.float64)
+            if train_distances.shape != (n_samples, n_samples):
+                raise ValueError(f"train_distances must have shape ({n_samples}, {n_samples}); "
+                                 f"got {train_distances.shape}.")
+            distances = train_distances[np.ix_(chosen, chosen)]
+        else:
+            distances = symmetric_distances(_take(objects, chosen), self.metric, self.n_jobs)
+        if not np.isfinite(distances).all():
+            raise ValueError("The exact distances between training objects must be finite.")
+        self.train_indices_, self.train_distances_ = chosen, distances
+        self.n_train_ = n = len(chosen)
+        self.n_neighbors_ = min(self.n_neighbors, n - 1)
+        if self.n_neighbors_ < self.n_neighbors and self.mining == "neighbors":
+            warnings.warn(f"n_neighbors={self.n_neighbors} needs at least "
+                          f"{self.n_neighbors + 1} training objects, got {n}; using "
+                          f"n_neighbors={self.n_neighbors_}.", UserWarning, stacklevel=3)
+        self._train(arrays[chosen], distances, int(rng.randint(np.iinfo(np.int32).max)))
+        return self
+
+    def _build_network(self):
+        from .nn._metric_networks import Conv1dEmbeddingNet, MLPEmbeddingNet
+
+        channels, length = self.input_shape_
+        if self.network == "mlp":
+            return MLPEmbeddingNet(channels * length, self.n_components)
+        if self.network == "conv1d":
+            return Conv1dEmbeddingNet(channels, self.n_components)
+        return copy.deepcopy(self.network)
+
+    def _optimizer(self):
+        import torch
+
+        kind = self.network if isinstance(self.network, str) else "module"
+        name, lr = _DEFAULT_OPTIMIZER[kind]
+        optimizer = getattr(torch.optim, name) if self.optimizer is None else self.optimizer
+        return optimizer, lr if self.lr is None else self.lr
+
+    def _train(self, arrays, distances, seed):
+        import torch
+        from skorch.callbacks import ProgressBar
+
+        from .nn._metric_networks import TripletMarginLoss
+        from .nn._mining import MinedTripletDataset, MineTriplets
+        from .nn._training import TripletNet, resolve_device, seeded_torch, torch_threads
+
+        device = resolve_device(self.device)
+        callbacks = [("mine_triplets", MineTriplets())]
+        if self.verbose >= 2:
+            callbacks.append(("progress_bar", ProgressBar()))
+        callbacks += [(f"user_{i}", cb) if not isinstance(cb, tuple) else cb
+                      for i, cb in enumerate(copy.deepcopy(self.callbacks or []))]
+        optimizer, lr = self._optimizer()
+        dataset = MinedTripletDataset(distances, mining=self.mining, positive=self.positive,
+                                      negative=self.negative, n_neighbors=self.n_neighbors_,
+                                      rng=np.random.RandomState(seed))
+        with torch_threads(effective_n_jobs(self.n_jobs)), seeded_torch(seed, device):
+            net = TripletNet(
+                self._build_network(), criterion=TripletMarginLoss,
+                criterion__margin=self.margin, optimizer=optimizer, lr=lr,
+                max_epochs=self.max_epochs, batch_size=self.batch_size, train_split=None,
+                iterator_train__shuffle=False, callbacks=callbacks,
+                verbose=int(self.verbose), device=device, inputs=torch.from_numpy(arrays))
+            net.fit(dataset, y=None)
+        self.module_ = net.module_.to("cpu").eval()
+        self.history_ = [dict(entry) for entry in net.history]
+        with torch.inference_mode():
+            probe = self.module_(torch.from_numpy(arrays[:2]))
+        self.n_features_out_ = int(probe.shape[1])
+
+    # --------------------------------------------------------- transform
+    def transform(self, X):
+        """Embed objects with the trained network (no exact distance computed).
+
+        Parameters
+        ----------
+        X : array-like or list of arrays
+            Objects of the kind seen at fit.
+
+        Returns
+        -------
+        X_new : ndarray of float32, shape (n_samples, n_features_out_)
+        """
+        check_is_fitted(self)
+        _, arrays = self._validate(X, reset=False)
+        return self._embed(arrays)
+
+    def _embed(self, arrays):
+        import torch
+
+        from .nn._training import torch_threads
+
+        use_cuda = self.device in ("cuda", "auto") and torch.cuda.is_available()
+        device = "cuda" if use_cuda else "cpu"
+        out = np.empty((len(arrays), self.n_features_out_), dtype=np.float32)
+        module = self.module_.to(device)
+        try:
+            with torch_threads(effective_n_jobs(self.n_jobs)), torch.inference_mode():
+                for start in range(0, len(arrays), _TRANSFORM_BATCH):
+                    batch = torch.from_numpy(arrays[start:start + _TRANSFORM_BATCH]).to(device)
+                    out[start:start + len(batch)] = module(batch).float().cpu().numpy()
+        finally:
+            self.module_.to("cpu")
+        return out
+
+    @property
+    def _n_features_out(self):
+        return self.n_features_out_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float32"]  # always float32 out
+        tags.non_deterministic = self.device != "cpu"
+        try:
+            input_type = get_metric(self.metric).input_type
+        except (TypeError, ValueError):  # invalid metric: fit will say so
+            return tags
+        if input_type != "vectors":
+            tags.input_tags.two_d_array = False
+            tags.input_tags.three_d_array = True
+        return tags
+
+
+def _take(objects, indices):
+    if isinstance(objects, np.ndarray):
+        return objects[indices]
+    return [objects[i] for i in indices]
+
+
+def _check_numeric_objects(X):
+    """Objects as given (for the metric) and their float (channels, length) arrays."""
+    if isinstance(X, np.ndarray) and X.dtype != object:
+        if X.ndim not in (2, 3) or not np.issubdtype(X.dtype, np.number):
+            raise ValueError(
+                "Expected a numeric 2-D (n_samples, length) or 3-D (n_samples, channels, "
+                f"length) array, or a list of arrays; got shape {X.shape}, dtype {X.dtype}.")
+        values = X.astype(np.float64, copy=False)
+        bad = ~np.isfinite(values.reshape(len(values), -1)).all(axis=1)
+        if bad.any():
+            raise ValueError(f"X[{np.flatnonzero(bad)[0]}] contains NaN or infinite values.")
+        if len(values) == 0:
+            raise ValueError("X contains 0 samples; at least one sample is required.")
+        return X, values[:, None, :] if values.ndim == 2 else values
+    if isinstance(X, str) or not hasattr(X, "__len__"):
+        raise TypeError(f"X must be an array or a list of arrays, got {type(X).__name__}.")
+    objects = list(X)
+    if not objects:
+        raise ValueError("X contains 0 samples; at least one sample is required.")
+    arrays = []
+    for index, item in enumerate(objects):
+        try:
+            values = np.asarray(item, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"X[{index}] is not numeric: {type(item).__name__}.") from None
+        if values.ndim == 0:
+            values = values.reshape(1, 1)
+        elif values.ndim == 1:
+            values = values[None, :]
+        if values.ndim != 2 or values.shape[1] == 0:
+            raise ValueError(f"X[{index}] must be a scalar, a non-empty (length,) or a "
+                             f"(channels, length) array; got shape {np.shape(item)}.")
+        if not np.isfinite(values).all():
+            raise ValueError(f"X[{index}] contains NaN or infinite values.")
+        arrays.append(values)
+    return objects, arrays
+
+
+def symmetric_distances(objects, metric, n_jobs=None):
+    """Exact distance matrix of ``objects`` under a symmetric metric, each pair once.
+
+    Rows are split into blocks of equal triangle area; block ``[s, e)`` is
+    computed against columns ``[s, n)`` and the matrix is mirrored. Blocks run
+    through joblib (threads: the numba and KD-tree metrics release the GIL).
+    """
+    spec = get_metric(metric)
+    n = len(objects)
+    n_blocks = max(1, min(n, 8 * effective_n_jobs(n_jobs)))
+    # Equal-area boundaries of the upper triangle.
+    bounds = np.unique(np.round(n * (1 - np.sqrt(1 - np.linspace(0, 1, n_blocks + 1))))
+                       .astype(np.int64))
+
+    def block(start, stop):
+        rows = _take(objects, np.arange(start, stop))
+        return start, stop, pairwise_distances(rows, _take(objects, np.arange(start, n)),
+                                               metric=spec, n_jobs=1)
+
+    jobs = [(s, e) for s, e in zip(bounds[:-1], bounds[1:]) if e > s]
+    if effective_n_jobs(n_jobs) == 1:
+        parts = [block(*job) for job in jobs]
+    else:
+        parts = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(block)(*job) for job in jobs)
+    upper = np.zeros((n, n))
+    for start, stop, values in parts:
+        upper[start:stop, start:] = values
+    upper = np.triu(upper, 1)
+    return upper + upper.T

@@ -1,0 +1,35 @@
+"""Torch building blocks of the neural embedders, and their skorch glue.
+
+- :mod:`._modules`: :class:`CNNEDModule` (seed 001) and the reduction of an
+  affine network over one-hot input to a lookup table.
+- :mod:`._losses`: :class:`TripletApproximationLoss` (triplet loss with a
+  per-triplet margin plus ``alpha`` times the approximation error).
+- :mod:`._triplets`: top-k neighbour lists from an exact distance matrix and
+  :class:`TopKTripletDataset`, which draws fresh triplets every epoch.
+- :mod:`._training`: :class:`TripletNet` (a ``skorch.NeuralNet`` whose batches
+  are index triplets into a tensor of inputs), device and thread helpers.
+- :mod:`._kernels`: numba kernels of the lookup-table inference.
+
+Nothing here knows about strings: a GRU embedder or a triplet-mined
+embedder for any metric reuses the sampler, the losses and the skorch glue
+with its own module and its own tensor of encoded inputs.
+"""
+
+from ._losses import TripletApproximationLoss
+from ._modules import CNNEDModule, affine_lookup_table, pad_symbols
+from ._training import ResampleTriplets, TripletNet, resolve_device, torch_threads, seeded_torch
+from ._triplets import TopKTripletDataset, top_k_neighbours
+
+__all__ = [
+    "CNNEDModule",
+    "ResampleTriplets",
+    "TopKTripletDataset",
+    "TripletApproximationLoss",
+    "TripletNet",
+    "affine_lookup_table",
+    "pad_symbols",
+    "resolve_device",
+    "seeded_torch",
+    "top_k_neighbours",
+    "torch_threads",
+]

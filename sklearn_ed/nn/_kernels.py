@@ -1,0 +1,28 @@
+"""Numba kernel of the lookup-table inference of affine networks."""
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True, cache=True, nogil=True, fastmath=True)
+def lookup_sum(symbols, offsets, table, bias, out):
+    """``out[i] = bias + sum_t table[symbols of string i at t, t]``.
+
+    symbols : int32 (total,), offsets : int64 (n + 1,), table : float32
+    (n_symbols, M, d), bias : float32 (d,), out : float32 (n, d). Positions
+    beyond M are ignored (truncation); padding (symbol 0) has a zero row.
+    """
+    n = offsets.shape[0] - 1
+    max_length = table.shape[1]
+    d = table.shape[2]
+    for i in prange(n):
+        start = offsets[i]
+        length = min(offsets[i + 1] - start, max_length)
+        acc = bias.copy()
+        for t in range(length):
+            row = table[symbols[start + t], t]
+            for j in range(d):
+                acc[j] += row[j]
+        for j in range(d):
+            out[i, j] = acc[j]
+    return out

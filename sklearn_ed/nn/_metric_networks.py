@@ -1,0 +1,105 @@
+"""The two networks of seed 004 (s5.2) for :class:`~sklearn_ed.TripletMinedEmbedder`.
+
+Both map a float32 batch ``(N, channels, length)`` to ``(N, d)`` vectors in
+the unit hypercube (sigmoid output), so embedded distances stay bounded.
+
+- :class:`MLPEmbeddingNet`: 4 linear layers of 200, 100, 50 and ``d`` units
+  (ReLU between them, sigmoid at the end), on the flattened input; for
+  vectors, images and zero-padded series.
+- :class:`Conv1dEmbeddingNet`: Conv1d to ``hidden_channels`` (256) + batch
+  norm + ReLU + max pool, Conv1d to ``d`` channels + batch norm + max pool,
+  average pooling over time, sigmoid (after the raw-audio network of Dai et
+  al. 2017 that the thesis adapts); for series of any channel count.
+"""
+
+import torch
+from torch import nn
+
+
+class MLPEmbeddingNet(nn.Module):
+    """Fully connected 200-100-50-d network with a sigmoid output (seed 004, s5.2).
+
+    Parameters
+    ----------
+    in_features : int
+        Flattened input size (``channels * length``).
+    n_components : int
+        Output dimension d.
+    hidden : tuple of int, default=(200, 100, 50)
+        Hidden layer widths.
+    """
+
+    def __init__(self, in_features, n_components, hidden=(200, 100, 50)):
+        super().__init__()
+        layers, width = [], int(in_features)
+        for units in hidden:
+            layers += [nn.Linear(width, units), nn.ReLU()]
+            width = units
+        layers += [nn.Linear(width, n_components), nn.Sigmoid()]
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, X):
+        return self.layers(X.reshape(X.shape[0], -1))
+
+
+class Conv1dEmbeddingNet(nn.Module):
+    """Two Conv1d + batch norm + max-pool blocks, average pooling, sigmoid (seed 004, s5.2).
+
+    Parameters
+    ----------
+    in_channels : int
+        Channels of the input series.
+    n_components : int
+        Output dimension d (channels of the second convolution).
+    hidden_channels : int, default=256
+        Channels of the first convolution.
+    kernel_size : int, default=7
+        Width of both convolutions (``same`` padding).
+    pool_size : int, default=2
+        Width and stride of both max poolings (ceil mode, so a series of
+        length 1 still works).
+    """
+
+    def __init__(self, in_channels, n_components, hidden_channels=256, kernel_size=7,
+                 pool_size=2):
+        super().__init__()
+        padding = kernel_size // 2
+        self.features = nn.Sequential(
+            nn.Conv1d(in_channels, hidden_channels, kernel_size, padding=padding),
+            nn.BatchNorm1d(hidden_channels),
+            nn.ReLU(),
+            nn.MaxPool1d(pool_size, ceil_mode=True),
+            nn.Conv1d(hidden_channels, n_components, kernel_size, padding=padding),
+            nn.BatchNorm1d(n_components),
+            nn.MaxPool1d(pool_size, ceil_mode=True),
+        )
+        self.output = nn.Sigmoid()
+
+    def forward(self, X):
+        if X.dim() == 2:  # (N, length): univariate
+            X = X[:, None, :]
+        return self.output(self.features(X).mean(dim=2))
+
+
+class TripletMarginLoss(nn.Module):
+    """``mean(max(0, ||F(x) - F(y)|| - ||F(x) - F(z)|| + margin))`` (seed 004, s4.1).
+
+    ``forward(embeddings, target)`` takes embeddings of shape (batch, 3, d)
+    in the order anchor, positive, negative; ``target`` is ignored (skorch
+    passes the dataset's dummy labels).
+    """
+
+    def __init__(self, margin=0.1):
+        super().__init__()
+        self.margin = margin
+
+    def forward(self, embeddings, target=None):
+        anchor, positive, negative = embeddings.unbind(dim=1)
+        to_positive = _norm(anchor - positive)
+        to_negative = _norm(anchor - negative)
+        return torch.relu(to_positive - to_negative + self.margin).mean()
+
+
+def _norm(difference, eps=1e-12):
+    # sqrt with a floor: the gradient of |x| at x = 0 would be NaN.
+    return torch.sqrt((difference * difference).sum(dim=-1) + eps)

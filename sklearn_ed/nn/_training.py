@@ -1,0 +1,83 @@
+"""skorch glue: a net whose batches are index triplets into a tensor of inputs."""
+
+import contextlib
+import os
+
+import torch
+from skorch import NeuralNet
+from skorch.callbacks import Callback
+from skorch.utils import to_tensor
+
+
+def resolve_device(device):
+    """"auto" -> "cuda" when available else "cpu"; "cuda" without CUDA raises."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(
+            f"device={device!r} but CUDA is not available; use device='cpu' or 'auto'."
+        )
+    return device
+
+
+def _usable_cores():
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def torch_threads(n_threads=None):
+    """Use ``n_threads`` torch CPU threads (default: usable cores) and restore after."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(max(1, n_threads or _usable_cores()))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+@contextlib.contextmanager
+def seeded_torch(seed, device="cpu"):
+    """Seed torch's global generators inside the block and restore them after."""
+    devices = [torch.cuda.current_device()] if str(device).startswith("cuda") else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield
+
+
+class ResampleTriplets(Callback):
+    """Draw fresh triplets at the start of every epoch but the first."""
+
+    def on_epoch_begin(self, net, dataset_train=None, **kwargs):
+        if len(net.history) > 1 and hasattr(dataset_train, "resample"):
+            dataset_train.resample()
+
+
+class TripletNet(NeuralNet):
+    """``skorch.NeuralNet`` trained on batches of index triplets.
+
+    ``fit(dataset)`` takes a dataset of ``(indices (3,), distances (3,))``
+    items (:class:`~sklearn_ed.nn.TopKTripletDataset`). The module embeds
+    ``inputs[indices]``, where ``inputs`` (a tensor with one row per training
+    item, e.g. padded symbols) is given at construction and kept on the
+    training device; the criterion receives embeddings (batch, 3, d) and the
+    distances. Any module mapping a batch of ``inputs`` rows to vectors fits.
+    """
+
+    def __init__(self, *args, inputs=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.inputs = inputs
+
+    def infer(self, x, **fit_params):
+        x = to_tensor(x, device=self.device)
+        device_inputs = getattr(self, "_device_inputs", None)
+        if device_inputs is None or device_inputs.device != x.device:
+            device_inputs = self._device_inputs = self.inputs.to(x.device)
+        flat = device_inputs[x.reshape(-1)]
+        return self.module_(flat, **fit_params).reshape(x.shape[0], x.shape[1], -1)
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_device_inputs", None)
+        return state

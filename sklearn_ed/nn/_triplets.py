@@ -1,0 +1,98 @@
+"""Triplets (anchor, positive, negative) drawn from exact top-k neighbours."""
+
+import numpy as np
+import torch
+from sklearn.utils import check_random_state
+from torch.utils.data import Dataset
+
+
+def top_k_neighbours(distances, k):
+    """Indices of the ``k`` nearest other items of each row (self excluded).
+
+    Ties are broken by index (stable sort), so the result is deterministic.
+
+    Parameters
+    ----------
+    distances : ndarray of shape (n, n)
+        Exact distances between the training items.
+    k : int
+        Number of neighbours, at most ``n - 1``.
+
+    Returns
+    -------
+    neighbours : ndarray of int64, shape (n, k)
+    """
+    distances = np.asarray(distances)
+    n = distances.shape[0]
+    if not 1 <= k <= n - 1:
+        raise ValueError(f"k must be in [1, n - 1] = [1, {n - 1}], got {k}.")
+    keyed = distances.astype(np.float64, copy=True)
+    np.fill_diagonal(keyed, np.inf)
+    order = np.argsort(keyed, axis=1, kind="stable")
+    return order[:, :k].astype(np.int64)
+
+
+class TopKTripletDataset(Dataset):
+    """Random triplets of a training set, redrawn by :meth:`resample`.
+
+    Seed 001 s3.1: an anchor is drawn uniformly from the training set, two
+    distinct items from its top-k exact neighbours; the closer one (ties:
+    the one earlier in the neighbour list) is the positive. An epoch is
+    ``n_triplets`` triplets (the training-set size in the paper).
+
+    Items are ``(indices, distances)``: ``indices`` (3,) int64 (anchor,
+    positive, negative) index the training items; ``distances`` (3,)
+    float32 are d(a, p), d(a, n), d(p, n) divided by ``scale``.
+
+    Parameters
+    ----------
+    distances : ndarray of shape (n, n)
+        Exact distances between the training items.
+    neighbours : ndarray of int, shape (n, k)
+        Top-k neighbour lists (:func:`top_k_neighbours`), ``k >= 2``.
+    n_triplets : int
+        Triplets per epoch.
+    scale : float, default=1.0
+        Distances are divided by it (e.g. the mean training distance).
+    random_state : int, RandomState instance or None
+        Seeds the draws; successive :meth:`resample` calls continue it.
+    """
+
+    def __init__(self, distances, neighbours, n_triplets, scale=1.0, random_state=None):
+        self.distances = np.asarray(distances)
+        self.neighbours = np.asarray(neighbours)
+        if self.neighbours.shape[1] < 2:
+            raise ValueError("Triplets need at least 2 neighbours per anchor.")
+        self.n_triplets = int(n_triplets)
+        self.scale = float(scale)
+        self._rng = check_random_state(random_state)
+        self.resample()
+
+    def resample(self):
+        """Draw the triplets of the next epoch."""
+        rng, neighbours = self._rng, self.neighbours
+        n, k = neighbours.shape
+        anchors = rng.randint(0, n, size=self.n_triplets)
+        first = rng.randint(0, k, size=self.n_triplets)
+        second = (first + rng.randint(1, k, size=self.n_triplets)) % k  # distinct slot
+        a_first = neighbours[anchors, first]
+        a_second = neighbours[anchors, second]
+        d_first = self.distances[anchors, a_first]
+        d_second = self.distances[anchors, a_second]
+        swap = (d_second < d_first) | ((d_second == d_first) & (second < first))
+        positive = np.where(swap, a_second, a_first)
+        negative = np.where(swap, a_first, a_second)
+        indices = np.stack([anchors, positive, negative], axis=1).astype(np.int64)
+        triplet_distances = np.stack([
+            self.distances[anchors, positive],
+            self.distances[anchors, negative],
+            self.distances[positive, negative],
+        ], axis=1).astype(np.float32) / np.float32(self.scale)
+        self.indices = torch.from_numpy(indices)
+        self.triplet_distances = torch.from_numpy(triplet_distances)
+
+    def __len__(self):
+        return self.n_triplets
+
+    def __getitem__(self, item):
+        return self.indices[item], self.triplet_distances[item]

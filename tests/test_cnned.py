@@ -1,0 +1,260 @@
+"""Tests of CNNEDEmbedder and the sklearn_ed.nn building blocks (CPU, seeded)."""
+
+import pickle
+
+import numpy as np
+import pytest
+import torch
+from scipy.spatial.distance import cdist
+from skorch.callbacks import Callback
+
+from sklearn_ed import CGKEmbedder
+from sklearn_ed._cnned import CNNEDEmbedder, symmetric_distances
+from sklearn_ed._strings import UNKNOWN_SYMBOL
+from sklearn_ed.distances import pairwise_distances
+from sklearn_ed.metrics import top_k_recall
+from sklearn_ed.nn import (
+    CNNEDModule,
+    TopKTripletDataset,
+    TripletApproximationLoss,
+    affine_lookup_table,
+    pad_symbols,
+    top_k_neighbours,
+)
+
+from _testing import mutate, random_strings
+
+SMALL = dict(n_components=16, n_layers=3, max_epochs=2, n_neighbors=10, random_state=0)
+
+
+@pytest.fixture(scope="module")
+def strings():
+    return random_strings(40, (20, 40), seed=7)
+
+
+@pytest.fixture(scope="module")
+def reads():
+    """Overlapping noisy reads of one random genome: train / query / base."""
+    rng = np.random.default_rng(0)
+    genome = "".join(rng.choice(list("ACGT"), size=1500))
+    starts = rng.integers(0, len(genome) - 120, size=330)
+    reads = [mutate(genome[s:s + 120], int(rng.integers(2, 10)), rng) for s in starts]
+    return reads[:150], reads[150:180], reads[180:]
+
+
+# ------------------------------------------------------------------ modules
+@pytest.mark.parametrize("length", [1, 7, 64, 301])
+@pytest.mark.parametrize("n_layers", [1, 4])
+def test_table_forms_equal_dense_one_hot_convolutions(length, n_layers):
+    torch.manual_seed(0)
+    module = CNNEDModule(6, length, n_components=8, n_layers=n_layers)
+    symbols = torch.randint(0, 6, (9, length))
+    dense = module.forward_one_hot(module.one_hot(symbols))
+    torch.testing.assert_close(module.forward_table(symbols), dense, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(module.forward_collapsed(symbols), dense, rtol=1e-5, atol=1e-6)
+    table, bias = affine_lookup_table(module)
+    assert (table[0] == 0).all()  # padding contributes nothing
+    positions = np.arange(length)
+    looked_up = bias + table[symbols.numpy(), positions].sum(axis=1)
+    np.testing.assert_allclose(looked_up, dense.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("pooling, activation", [("avg", None), ("max", "relu"), ("avg", "relu")])
+def test_channels_first_convolution_lookup_equals_dense(pooling, activation):
+    torch.manual_seed(1)
+    module = CNNEDModule(5, 50, n_components=8, n_layers=3, pooling=pooling,
+                         activation=activation, input_mode="channels")
+    symbols = torch.randint(0, 5, (7, 50))
+    symbols[:, 40:] = 0  # padded tail
+    torch.testing.assert_close(module(symbols), module.forward_one_hot(module.one_hot(symbols)),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_pad_symbols_truncates_without_loops():
+    symbols = np.array([2, 3, 4, 5, 6, 7], dtype=np.int32)
+    offsets = np.array([0, 1, 1, 6])
+    np.testing.assert_array_equal(pad_symbols(symbols, offsets, 3),
+                                  [[2, 0, 0], [0, 0, 0], [3, 4, 5]])
+
+
+def test_loss_matches_seed_formula():
+    embeddings = torch.tensor([[[0.0, 0.0], [3.0, 4.0], [6.0, 8.0]]])
+    distances = torch.tensor([[4.0, 12.0, 5.0]])  # d(a,p), d(a,n), d(p,n)
+    loss = TripletApproximationLoss(alpha=0.1)(embeddings, distances)
+    # |a-p| = 5, |a-n| = 10, |p-n| = 5: triplet max(0, 5 - 10 + 8) = 3
+    expected = 3 + 0.1 * (abs(5 - 4) + abs(10 - 12) + abs(5 - 5))
+    assert loss.item() == pytest.approx(expected, rel=1e-5)
+
+
+def test_triplets_come_from_top_k_and_positive_is_closer():
+    rng = np.random.default_rng(0)
+    points = rng.normal(size=(30, 2))
+    distances = np.round(cdist(points, points) * 10).astype(np.int32)
+    neighbours = top_k_neighbours(distances, 5)
+    assert not (neighbours == np.arange(30)[:, None]).any()
+    dataset = TopKTripletDataset(distances, neighbours, n_triplets=200, scale=2.0,
+                                 random_state=0)
+    indices, scaled = dataset.indices.numpy(), dataset.triplet_distances.numpy()
+    anchor, positive, negative = indices.T
+    assert all(p in neighbours[a] and n in neighbours[a] and p != n
+               for a, p, n in indices)
+    assert (distances[anchor, positive] <= distances[anchor, negative]).all()
+    np.testing.assert_allclose(scaled[:, 2] * 2.0, distances[positive, negative])
+    before = indices.copy()
+    dataset.resample()
+    assert not np.array_equal(before, dataset.indices.numpy())
+
+
+def test_symmetric_distances_equal_full_matrix(strings):
+    np.testing.assert_array_equal(symmetric_distances(np.array(strings, dtype=object), 2),
+                                  pairwise_distances(strings))
+
+
+# ---------------------------------------------------------------- embedder
+def test_output_float32_shape_and_feature_names(strings):
+    embedder = CNNEDEmbedder(**SMALL).fit(strings)
+    out = embedder.transform(strings + [""])
+    assert out.dtype == np.float32 and out.shape == (41, 16) == (41, embedder.n_features_out_)
+    assert embedder.get_feature_names_out()[0] == "cnnedembedder0"
+    assert np.isfinite(out).all()
+
+
+def test_lookup_inference_equals_dense_network(strings):
+    embedder = CNNEDEmbedder(**SMALL).fit(strings)
+    symbols = torch.from_numpy(embedder._pad(strings))
+    with torch.no_grad():
+        dense = embedder.module_.forward_one_hot(embedder.module_.one_hot(symbols)).numpy()
+    np.testing.assert_allclose(embedder.transform(strings), dense, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("params", [dict(input_mode="channels", activation="relu"),
+                                    dict(pooling="max")])
+def test_non_affine_variants_train_and_embed(strings, params):
+    embedder = CNNEDEmbedder(**SMALL, **params).fit(strings)
+    assert not embedder.module_.is_affine
+    out = embedder.transform(strings)
+    assert out.shape == (40, 16) and np.isfinite(out).all()
+
+
+def test_random_state_reproduces_and_varies(strings):
+    first = CNNEDEmbedder(**SMALL).fit(strings).transform(strings)
+    np.testing.assert_array_equal(first, CNNEDEmbedder(**SMALL).fit(strings).transform(strings))
+    other = CNNEDEmbedder(**{**SMALL, "random_state": 1}).fit(strings).transform(strings)
+    assert not np.array_equal(first, other)
+
+
+def test_small_training_set_adapts_k_or_raises():
+    with pytest.warns(UserWarning, match="using n_neighbors=4"):
+        embedder = CNNEDEmbedder(**SMALL).fit(["AC", "AG", "CT", "GT", "ACGT"])
+    assert embedder.n_neighbors_ == 4
+    with pytest.raises(ValueError, match="at least 3 training strings"):
+        CNNEDEmbedder(**SMALL).fit(["AC", "AG"])
+
+
+def test_n_train_subsamples_and_distances_are_cached(strings, monkeypatch):
+    embedder = CNNEDEmbedder(**{**SMALL, "n_train": 25}).fit(strings)
+    assert embedder.n_train_ == 25 and embedder.train_distances_.shape == (25, 25)
+    import sklearn_ed._cnned as module
+
+    def fail(*args, **kwargs):
+        raise AssertionError("distances recomputed")
+
+    monkeypatch.setattr(module, "symmetric_distances", fail)
+    embedder.set_params(max_epochs=1).fit(strings)  # same sample: cache reused
+
+
+def test_input_contract_and_unknown_characters(strings):
+    embedder = CNNEDEmbedder(**SMALL).fit(strings)
+    with pytest.raises(ValueError, match="single string"):
+        embedder.transform("ACGT")
+    with pytest.raises(ValueError, match=r"X\[1\] is missing"):
+        embedder.transform(["AC", None])
+    with pytest.raises(TypeError, match=r"X\[0\] is of type int"):
+        embedder.transform([3])
+    unknown = embedder.transform(["N\U0001F600"])
+    same_bucket = embedder.transform(["XY"])
+    np.testing.assert_array_equal(unknown, same_bucket)  # both map to UNKNOWN_SYMBOL
+    assert embedder.alphabet_.encode(["N"])[0][0] == UNKNOWN_SYMBOL
+
+
+def test_long_strings_follow_max_length_policy(strings):
+    embedder = CNNEDEmbedder(**SMALL, max_length=30).fit([s[:30] for s in strings])
+    with pytest.warns(UserWarning, match="longer than max_length=30"):
+        long_out = embedder.transform([strings[0] + "ACGT" * 5])
+    np.testing.assert_array_equal(long_out, embedder.transform([strings[0][:30]]))
+    strict = CNNEDEmbedder(**SMALL, max_length=30, on_long_string="error")
+    strict.fit([s[:30] for s in strings])
+    with pytest.raises(ValueError, match="longer than max_length=30"):
+        strict.transform(["A" * 31])
+
+
+def test_parameter_validation():
+    with pytest.raises(ValueError, match="pooling"):
+        CNNEDEmbedder(pooling="sum").fit(["AC", "AG", "CT"])
+    with pytest.raises(ValueError, match="device"):
+        CNNEDEmbedder(device="tpu").fit(["AC", "AG", "CT"])
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_cuda_without_cuda_raises_clearly(strings):
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        CNNEDEmbedder(**SMALL, device="cuda").fit(strings)
+
+
+def test_callbacks_verbose_and_history(strings, capsys):
+    class CountEpochs(Callback):
+        def initialize(self):
+            self.epochs = 0
+            return self
+
+        def on_epoch_end(self, net, **kwargs):
+            self.epochs += 1
+
+    counter = CountEpochs()
+    embedder = CNNEDEmbedder(**{**SMALL, "max_epochs": 3}, callbacks=[counter], verbose=1)
+    embedder.fit(strings)
+    assert len(embedder.history_) == 3 and "train_loss" in embedder.history_[-1]
+    assert "train_loss" in capsys.readouterr().out
+    assert embedder.callbacks[0] is counter  # the parameter is not mutated
+
+
+def test_pickle_round_trip_and_estimate_distance(strings):
+    embedder = CNNEDEmbedder(**SMALL).fit(strings)
+    loaded = pickle.loads(pickle.dumps(embedder))
+    np.testing.assert_array_equal(loaded.transform(strings), embedder.transform(strings))
+    estimate = embedder.estimate_distance(strings[:3], strings)
+    assert estimate.shape == (3, 40) and (estimate >= 0).all()
+    slope, intercept = embedder.distance_map_
+    assert slope > 0
+
+
+def test_training_beats_untrained_network_and_cgk(reads):
+    """Seeded small version of the genome-reads benchmark (shorter reads)."""
+    train, query, base = reads
+    exact = pairwise_distances(query, base, n_jobs=2)
+    params = dict(n_components=32, n_layers=4, n_neighbors=30, random_state=0)
+    untrained = CNNEDEmbedder(**params, max_epochs=0).fit(train)
+    trained = CNNEDEmbedder(**params, max_epochs=40, lr=3e-3).fit(train)
+    cgk = CGKEmbedder(random_state=0).fit(train)
+
+    def recall(embedded_query, embedded_base, metric):
+        return top_k_recall(exact, cdist(embedded_query, embedded_base, metric), k=5,
+                            n_candidates=10)
+
+    r_trained = recall(trained.transform(query), trained.transform(base), "euclidean")
+    r_untrained = recall(untrained.transform(query), untrained.transform(base), "euclidean")
+    r_cgk = recall(cgk.transform(query), cgk.transform(base), "hamming")
+    assert trained.history_[-1]["train_loss"] < trained.history_[0]["train_loss"]
+    assert r_trained > r_untrained + 0.05
+    assert r_trained > r_cgk + 0.05
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_model_pickles_and_matches_on_cpu(strings):
+    embedder = CNNEDEmbedder(**SMALL, device="cuda").fit(strings)
+    on_gpu = embedder.transform(strings)
+    loaded = pickle.loads(pickle.dumps(embedder))
+    assert next(loaded.module_.parameters()).device.type == "cpu"
+    loaded.set_params(device="cpu")
+    np.testing.assert_allclose(loaded.transform(strings), on_gpu, rtol=1e-4, atol=1e-5)
