@@ -18,8 +18,9 @@ Methods: Euclid (the paper's baseline), Euclid after ``StandardScaler``
 (default ``max_iter=50``). Means over 5 random splits; fit times are means
 over the splits. Everything runs single-threaded (BLAS and OpenMP limited to
 one thread): on data this small threads only add synchronisation cost, which
-becomes severe on a machine shared with other jobs. metric-learn's RCA is left out: metric-learn 0.7.0 does not
-run with scikit-learn >= 1.8 (``check_X_y(force_all_finite=...)``).
+becomes severe on a machine shared with other jobs. metric-learn's RCA is
+left out: metric-learn 0.7.0 does not run with scikit-learn 1.9.1 (it calls
+``check_X_y(force_all_finite=...)``).
 
 Run: ``python benchmarks/bench_cluster_metric_kmeans.py`` (about 1-2 minutes on
 2 cores).

@@ -28,8 +28,8 @@ the smaller SVD sizes. Everything runs with BLAS and OpenMP limited to one
 thread, for stable timings on a shared machine. ``ClusterMetricLearner`` on
 the full tf-idf vocabulary (thousands of features, a dense n_features^2
 eigenproblem) is not run: the paper compresses with SVD first for the same
-reason. metric-learn's RCA is
-left out: metric-learn 0.7.0 does not run with scikit-learn >= 1.8.
+reason. metric-learn's RCA is left out: metric-learn 0.7.0 does not run with
+scikit-learn 1.9.1.
 
 The SVD sizes are also given as a percentage of the tf-idf vocabulary (the
 paper's "compression rate").

@@ -54,7 +54,7 @@ STRATEGIES = {"R": None, "GR": ("gaussian", "random"), "GG": ("gaussian", "gauss
 
 def load(name, n_jobs):
     """(objects for the network, objects for the metric, metric, network, queries, base)."""
-    from sklearn_ed.distances import Metric, get_metric, images_to_point_sets, make_dtw_metric
+    from sklearn_ed.distances import get_metric, images_to_point_sets, make_dtw_metric
 
     rng = np.random.RandomState(0)
     if name == "digits":

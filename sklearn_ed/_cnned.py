@@ -6,14 +6,14 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStringEmbedder
-from .distances import pairwise_distances
+from .distances import symmetric_pairwise_distances
 
 # Strings per torch forward pass in the non-affine and GPU paths.
 _TORCH_BATCH = 512
@@ -109,7 +109,7 @@ class CNNEDEmbedder(BaseStringEmbedder):
         The trained torch network, on the CPU.
     history_ : list of dict
         skorch's training history (one dict per epoch).
-    train_distances_ : ndarray of shape (n_train_, n_train_)
+    train_distances_ : ndarray of shape (n_train, n_train)
         Exact edit distances between the training strings.
     n_train_ : int
         Number of training strings.
@@ -282,7 +282,7 @@ class CNNEDEmbedder(BaseStringEmbedder):
         cached = getattr(self, "train_distances_", None)
         if cached is not None and getattr(self, "_train_key", None) == key:
             return cached
-        self.train_distances_ = symmetric_distances(train, self.n_jobs)
+        self.train_distances_ = symmetric_pairwise_distances(train, n_jobs=self.n_jobs)
         self._train_key = key
         return self.train_distances_
 
@@ -377,28 +377,3 @@ class CNNEDEmbedder(BaseStringEmbedder):
         state = super().__getstate__()
         state.pop("_lookup", None)  # derived from module_, rebuilt on first use
         return state
-
-
-def symmetric_distances(strings, n_jobs=None):
-    """Exact edit-distance matrix of ``strings``, computing each pair once."""
-    n = len(strings)
-    n_blocks = min(n, 4 * effective_n_jobs(n_jobs) * 2)
-    bounds = np.linspace(0, n, n_blocks + 1).astype(np.int64)
-    # Balance the triangle: block b covers rows [s, e) against columns [s, n).
-
-    def block(start, stop):
-        return start, stop, pairwise_distances(strings[start:stop], strings[start:],
-                                               n_jobs=1)
-
-    jobs = [(bounds[b], bounds[b + 1]) for b in range(n_blocks) if bounds[b + 1] > bounds[b]]
-    if effective_n_jobs(n_jobs) == 1:
-        parts = [block(*job) for job in jobs]
-    else:
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(block)(*job) for job in jobs)
-    top = np.zeros((n, n), dtype=np.int64)
-    for start, stop, values in parts:
-        top[start:stop, start:] = values
-    full = np.triu(top, 1)
-    full = full + full.T
-    dtype = np.int16 if full.max(initial=0) < np.iinfo(np.int16).max else np.int32
-    return full.astype(dtype)

@@ -5,14 +5,14 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import effective_n_jobs
 from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                           _fit_context)
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .distances import Metric, get_metric, pairwise_distances
+from .distances import Metric, get_metric, symmetric_pairwise_distances
 
 # Objects per forward pass in transform (bounded memory).
 _TRANSFORM_BATCH = 1024
@@ -117,9 +117,9 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         The trained network, on the CPU, in eval mode.
     history_ : list of dict
         skorch's training history (one dict per epoch).
-    train_distances_ : ndarray of shape (n_train_, n_train_)
+    train_distances_ : ndarray of shape (n_train, n_train)
         Exact distances between the training objects.
-    train_indices_ : ndarray of shape (n_train_,)
+    train_indices_ : ndarray of shape (n_train,)
         Rows of ``X`` used for training.
     n_train_ : int
         Number of training objects.
@@ -277,7 +277,8 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
                                  f"got {train_distances.shape}.")
             distances = train_distances[np.ix_(chosen, chosen)]
         else:
-            distances = symmetric_distances(_take(objects, chosen), self.metric, self.n_jobs)
+            distances = symmetric_pairwise_distances(_take(objects, chosen), self.metric,
+                                                     n_jobs=self.n_jobs)
         if not np.isfinite(distances).all():
             raise ValueError("The exact distances between training objects must be finite.")
         self.train_indices_, self.train_distances_ = chosen, distances
@@ -351,7 +352,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
         Returns
         -------
-        X_new : ndarray of float32, shape (n_samples, n_features_out_)
+        X_new : ndarray of float32, shape (n_samples, n_components)
         """
         check_is_fitted(self)
         _, arrays = self._validate(X, reset=False)
@@ -437,32 +438,3 @@ def _check_numeric_objects(X):
     return objects, arrays
 
 
-def symmetric_distances(objects, metric, n_jobs=None):
-    """Exact distance matrix of ``objects`` under a symmetric metric, each pair once.
-
-    Rows are split into blocks of equal triangle area; block ``[s, e)`` is
-    computed against columns ``[s, n)`` and the matrix is mirrored. Blocks run
-    through joblib (threads: the numba and KD-tree metrics release the GIL).
-    """
-    spec = get_metric(metric)
-    n = len(objects)
-    n_blocks = max(1, min(n, 8 * effective_n_jobs(n_jobs)))
-    # Equal-area boundaries of the upper triangle.
-    bounds = np.unique(np.round(n * (1 - np.sqrt(1 - np.linspace(0, 1, n_blocks + 1))))
-                       .astype(np.int64))
-
-    def block(start, stop):
-        rows = _take(objects, np.arange(start, stop))
-        return start, stop, pairwise_distances(rows, _take(objects, np.arange(start, n)),
-                                               metric=spec, n_jobs=1)
-
-    jobs = [(s, e) for s, e in zip(bounds[:-1], bounds[1:]) if e > s]
-    if effective_n_jobs(n_jobs) == 1:
-        parts = [block(*job) for job in jobs]
-    else:
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(delayed(block)(*job) for job in jobs)
-    upper = np.zeros((n, n))
-    for start, stop, values in parts:
-        upper[start:stop, start:] = values
-    upper = np.triu(upper, 1)
-    return upper + upper.T

@@ -171,10 +171,9 @@ def test_integer_cluster_weights_equal_duplicating_the_cluster():
     repeat = np.repeat(np.arange(len(y)), y + 1)  # cluster k repeated k + 1 times
     duplicated = ClusterMetricLearner().fit(X[repeat], y[repeat])
     np.testing.assert_allclose(weighted.components_, duplicated.components_, rtol=1e-10)
+    as_dict = ClusterMetricLearner(cluster_weights={0: 10, 1: 20, 2: 30}).fit(X, y)
     np.testing.assert_allclose(
-        weighted.get_mahalanobis_matrix(),
-        ClusterMetricLearner(cluster_weights={0: 10, 1: 20, 2: 30}).fit(X, y).get_mahalanobis_matrix(),
-        rtol=1e-10,
+        weighted.get_mahalanobis_matrix(), as_dict.get_mahalanobis_matrix(), rtol=1e-10
     )
 
 

@@ -9,7 +9,8 @@ from scipy.spatial.distance import cdist
 from skorch.callbacks import Callback
 
 from sklearn_ed import CGKEmbedder
-from sklearn_ed._cnned import CNNEDEmbedder, symmetric_distances
+from sklearn_ed._cnned import CNNEDEmbedder
+from sklearn_ed.distances import symmetric_pairwise_distances
 from sklearn_ed._strings import UNKNOWN_SYMBOL
 from sklearn_ed.distances import pairwise_distances
 from sklearn_ed.metrics import top_k_recall
@@ -106,8 +107,8 @@ def test_triplets_come_from_top_k_and_positive_is_closer():
 
 
 def test_symmetric_distances_equal_full_matrix(strings):
-    np.testing.assert_array_equal(symmetric_distances(np.array(strings, dtype=object), 2),
-                                  pairwise_distances(strings))
+    matrix = symmetric_pairwise_distances(np.array(strings, dtype=object), n_jobs=2)
+    np.testing.assert_array_equal(matrix, pairwise_distances(strings))
 
 
 # ---------------------------------------------------------------- embedder
@@ -159,7 +160,7 @@ def test_n_train_subsamples_and_distances_are_cached(strings, monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("distances recomputed")
 
-    monkeypatch.setattr(module, "symmetric_distances", fail)
+    monkeypatch.setattr(module, "symmetric_pairwise_distances", fail)
     embedder.set_params(max_epochs=1).fit(strings)  # same sample: cache reused
 
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from sklearn_ed import FilterRefineClassifier, TripletMinedEmbedder
-from sklearn_ed._triplet import symmetric_distances
+from sklearn_ed.distances import symmetric_pairwise_distances
 from sklearn_ed.distances import get_metric, make_dtw_metric, pairwise_distances
 from sklearn_ed.metrics import exact_distance_speedup
 from sklearn_ed.nn._metric_networks import Conv1dEmbeddingNet, MLPEmbeddingNet, TripletMarginLoss
@@ -171,14 +171,14 @@ def test_training_distances_match_the_oracles():
     rng = np.random.RandomState(0)
     series = [rng.normal(size=rng.randint(5, 12)) for _ in range(9)]
     dtw = make_dtw_metric()
-    matrix = symmetric_distances(series, dtw, n_jobs=2)
+    matrix = symmetric_pairwise_distances(series, dtw, n_jobs=2)
     expected = np.array([[dtw.oracle(a, b) for b in series] for a in series])
     np.testing.assert_allclose(matrix, expected, rtol=1e-10)
 
     def absolute(x, y):
         return float(abs(np.sum(x) - np.sum(y)))
 
-    np.testing.assert_allclose(symmetric_distances(series, absolute),
+    np.testing.assert_allclose(symmetric_pairwise_distances(series, absolute),
                                pairwise_distances(series, metric=absolute))
 
 

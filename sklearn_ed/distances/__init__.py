@@ -12,7 +12,7 @@ from ._dtw import DTW, make_dtw_metric
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
 from ._levenshtein import LEVENSHTEIN
-from ._pairwise import candidate_distances, pairwise_distances
+from ._pairwise import candidate_distances, pairwise_distances, symmetric_pairwise_distances
 from ._registry import Metric, available_metrics, get_metric, register_metric
 
 for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE):
@@ -27,4 +27,5 @@ __all__ = [
     "make_dtw_metric",
     "pairwise_distances",
     "register_metric",
+    "symmetric_pairwise_distances",
 ]

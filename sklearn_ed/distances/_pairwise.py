@@ -138,3 +138,53 @@ def _one_query(spec, query, Y, row, cutoff):
         values[values > cutoff] = np.inf
     distances[valid] = values
     return distances
+
+
+def symmetric_pairwise_distances(X, metric="levenshtein", *, n_jobs=None):
+    """Exact distance matrix of ``X`` with itself, each pair computed once.
+
+    For symmetric metrics (training sets of the learned embedders): rows are
+    split into blocks of equal upper-triangle area, block ``[s, e)`` is
+    compared with items ``[s, n)``, and the upper triangle is mirrored.
+
+    Parameters
+    ----------
+    X : sequence of items of the metric's kind
+    metric : str, Metric or callable, default="levenshtein"
+    n_jobs : int, default=None
+
+    Returns
+    -------
+    distances : ndarray of shape (n, n)
+        Zero diagonal; float64, or the smallest signed integer type that
+        holds the values for integer-valued metrics.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances import symmetric_pairwise_distances
+    >>> symmetric_pairwise_distances(["ab", "abc", "b"])
+    array([[0, 1, 1],
+           [1, 0, 2],
+           [1, 2, 0]], dtype=int16)
+    """
+    spec = get_metric(metric)
+    n = len(X)
+    n_blocks = max(1, min(n, 8 * effective_n_jobs(n_jobs)))
+    area = np.linspace(0, 1, n_blocks + 1)
+    bounds = np.unique(np.round(n * (1 - np.sqrt(1 - area))).astype(np.int64))
+    blocks = [(start, stop) for start, stop in zip(bounds[:-1], bounds[1:]) if stop > start]
+
+    def block(bounds):
+        start, stop = bounds
+        return spec.pairwise(_take(X, np.arange(start, stop)), _take(X, np.arange(start, n)))
+
+    values = _run_chunks(block, blocks, n_jobs)
+    upper = np.zeros((n, n))
+    for (start, stop), part in zip(blocks, values):
+        upper[start:stop, start:] = part
+    upper = np.triu(upper, 1)
+    full = upper + upper.T
+    if spec.integer_valued:
+        top = full.max(initial=0)
+        return full.astype(np.int16 if top < np.iinfo(np.int16).max else np.int32)
+    return full

@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..distances import candidate_distances
-from ._base import FilterRefineBase, _take
+from ._base import FilterRefineBase
 
 
 class FilterRefineNeighbors(FilterRefineBase):

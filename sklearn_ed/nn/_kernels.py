@@ -1,6 +1,5 @@
 """Numba kernel of the lookup-table inference of affine networks."""
 
-import numpy as np
 from numba import njit, prange
 
 
