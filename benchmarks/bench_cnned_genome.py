@@ -35,9 +35,9 @@ def main():
     from scipy.spatial.distance import cdist
 
     from sklearn_ed import CGKEmbedder, CNNEDEmbedder
-    from sklearn_ed._cnned import symmetric_distances
     from sklearn_ed.datasets import load_genome_reads_benchmark
-    from sklearn_ed.distances import candidate_distances, pairwise_distances
+    from sklearn_ed.distances import (candidate_distances, pairwise_distances,
+                                      symmetric_pairwise_distances)
     from sklearn_ed.metrics import (approximation_error, exact_distance_speedup,
                                     exact_distances_needed, recall_curve)
 
@@ -60,11 +60,11 @@ def main():
     brute_s = time.perf_counter() - start
     progress("training distances")
     start = time.perf_counter()
-    train_distances = symmetric_distances(train, args.n_jobs)
+    train_distances = symmetric_pairwise_distances(train, n_jobs=args.n_jobs)
     train_d_s = time.perf_counter() - start
 
     import sklearn_ed._cnned as cnned_module
-    cnned_module.symmetric_distances = lambda strings, n_jobs=None: train_distances
+    cnned_module.symmetric_pairwise_distances = lambda strings, **kwargs: train_distances
 
     embedders = {}
     timings = {}

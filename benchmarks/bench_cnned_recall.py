@@ -92,7 +92,7 @@ def main():
     from scipy.spatial.distance import cdist
 
     from sklearn_ed import CGKEmbedder, CNNEDEmbedder
-    from sklearn_ed._cnned import symmetric_distances
+    from sklearn_ed.distances import symmetric_pairwise_distances
     from sklearn_ed.distances import candidate_distances, pairwise_distances
     from sklearn_ed.metrics import approximation_error
 
@@ -119,12 +119,13 @@ def main():
     brute_s = time.perf_counter() - start
     progress("training distances")
     start = time.perf_counter()
-    train_distances = symmetric_distances(train, args.n_jobs)
+    train_distances = symmetric_pairwise_distances(train, n_jobs=args.n_jobs)
     train_d_s = time.perf_counter() - start
 
     import sklearn_ed._cnned as cnned_module
-    real_symmetric = cnned_module.symmetric_distances
-    cnned_module.symmetric_distances = lambda strings, n_jobs=None: train_distances
+    real_symmetric = cnned_module.symmetric_pairwise_distances
+    # fits reuse the matrix computed above (timed separately)
+    cnned_module.symmetric_pairwise_distances = lambda strings, **kwargs: train_distances
 
     embedders, timings = {}, {}
     for name, epochs in (("CNN-ED untrained", 0), ("CNN-ED", args.max_epochs)):
@@ -136,7 +137,7 @@ def main():
         timings[name] = (time.perf_counter() - start, time.process_time() - cpu,
                          sum(entry["dur"] for entry in embedder.history_))
         embedders[name] = embedder
-    cnned_module.symmetric_distances = real_symmetric
+    cnned_module.symmetric_pairwise_distances = real_symmetric
     cgk = CGKEmbedder(random_state=0).fit(base)
 
     progress("embed and evaluate")
@@ -174,7 +175,7 @@ def main():
                 fit_embedding = (train_vectors[left] != train_vectors[right]).sum(1)
             fit = dict(degree=degree, fit_exact=train_distances[left, right],
                        fit_embedding=fit_embedding)
-            all_error, near_error = [], []
+            all_error = []
             for a in range(0, len(query), 200):
                 block = rows(a, a + 200)
                 all_error.append(approximation_error(exact[a:a + 200], block, **fit)

@@ -8,6 +8,10 @@ the first fit includes the exact 1,000 x 1,000 training matrix (rapidfuzz),
 the second reuses it (cached in ``train_distances_``), so it times training
 alone (50 epochs + the distance map). Load average is printed at each step.
 
+torch trains on every usable core; on a shared machine, compare with a run
+pinned to one free core (``taskset -c 0 python ...``): the header's
+"usable" cores show which it was.
+
 Run: python benchmarks/bench_cnned_train_time.py [--max-epochs 50]
 """
 

@@ -28,7 +28,11 @@ def _usable_cores():
 
 @contextlib.contextmanager
 def torch_threads(n_threads=None):
-    """Use ``n_threads`` torch CPU threads (default: usable cores) and restore after."""
+    """Use ``n_threads`` torch CPU threads (default: usable cores) and restore after.
+
+    The embedders pass ``effective_n_jobs(n_jobs)``: their networks are small,
+    and extra threads mostly wait on each other when the cores are shared.
+    """
     previous = torch.get_num_threads()
     torch.set_num_threads(max(1, n_threads or _usable_cores()))
     try:
