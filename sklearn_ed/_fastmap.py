@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._strings import check_strings
 from .distances import Metric, get_metric, pairwise_distances
+from .utils import declare_metric_input
 
 
 class FastMapEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -175,14 +176,7 @@ class FastMapEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = ["float32"]  # always float32 out
-        try:
-            input_type = get_metric(self.metric).input_type
-        except (TypeError, ValueError):  # invalid metric: fit will say so
-            return tags
-        if input_type != "vectors":
-            tags.input_tags.two_d_array = False
-            tags.input_tags.string = input_type == "strings"
-        return tags
+        return declare_metric_input(tags, self.metric)
 
 
 def _residual(squared, pivot_coordinates, coordinates, k):

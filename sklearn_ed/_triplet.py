@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .distances import Metric, get_metric, symmetric_pairwise_distances
+from .utils import take_items
 
 # Objects per forward pass in transform (bounded memory).
 _TRANSFORM_BATCH = 1024
@@ -277,7 +278,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
                                  f"got {train_distances.shape}.")
             distances = train_distances[np.ix_(chosen, chosen)]
         else:
-            distances = symmetric_pairwise_distances(_take(objects, chosen), self.metric,
+            distances = symmetric_pairwise_distances(take_items(objects, chosen), self.metric,
                                                      n_jobs=self.n_jobs)
         if not np.isfinite(distances).all():
             raise ValueError("The exact distances between training objects must be finite.")
@@ -392,12 +393,6 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             tags.input_tags.two_d_array = False
             tags.input_tags.three_d_array = True
         return tags
-
-
-def _take(objects, indices):
-    if isinstance(objects, np.ndarray):
-        return objects[indices]
-    return [objects[i] for i in indices]
 
 
 def _check_numeric_objects(X):

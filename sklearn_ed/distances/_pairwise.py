@@ -9,6 +9,7 @@ default is threads.
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 
+from ..utils import take_items
 from ._registry import get_metric
 
 # Queries per task: big enough to amortise dispatch, small enough to balance.
@@ -20,12 +21,6 @@ def _query_chunks(n_queries, n_jobs):
         max(1, n_queries // _MIN_QUERIES_PER_TASK), 4 * effective_n_jobs(n_jobs)
     )
     return [chunk for chunk in np.array_split(np.arange(n_queries), n_tasks) if len(chunk)]
-
-
-def _take(X, indices):
-    if isinstance(X, np.ndarray):
-        return X[indices]
-    return [X[i] for i in indices]
 
 
 def _run_chunks(function, chunks, n_jobs):
@@ -66,7 +61,7 @@ def pairwise_distances(X, Y=None, metric="levenshtein", *, n_jobs=None):
     if Y is None:
         Y = X
     chunks = _query_chunks(len(X), n_jobs)
-    blocks = _run_chunks(lambda rows: spec.pairwise(_take(X, rows), Y), chunks, n_jobs)
+    blocks = _run_chunks(lambda rows: spec.pairwise(take_items(X, rows), Y), chunks, n_jobs)
     return np.concatenate(blocks, axis=0)
 
 
@@ -132,7 +127,7 @@ def _one_query(spec, query, Y, row, cutoff):
     kwargs = {}
     if cutoff is not None and spec.supports_cutoff:
         kwargs["score_cutoff"] = int(np.floor(cutoff)) if spec.integer_valued else cutoff
-    values = spec.pairwise(query_batch, _take(Y, row[valid]), **kwargs)[0]
+    values = spec.pairwise(query_batch, take_items(Y, row[valid]), **kwargs)[0]
     values = values.astype(np.float64)
     if cutoff is not None:
         values[values > cutoff] = np.inf
@@ -176,7 +171,7 @@ def symmetric_pairwise_distances(X, metric="levenshtein", *, n_jobs=None):
 
     def block(bounds):
         start, stop = bounds
-        return spec.pairwise(_take(X, np.arange(start, stop)), _take(X, np.arange(start, n)))
+        return spec.pairwise(take_items(X, np.arange(start, stop)), take_items(X, np.arange(start, n)))
 
     values = _run_chunks(block, blocks, n_jobs)
     upper = np.zeros((n, n))

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._cgk import CGKEmbedder
 from .._strings import check_strings
 from ..distances import Metric, candidate_distances, get_metric
+from ..utils import declare_metric_input, take_items
 from ._filter import EMBEDDING_METRICS, BruteFilter, NNDescentFilter, sort_by_value
 
 # From this many base items, filter_algorithm="auto" uses NNDescent. The
@@ -126,15 +127,7 @@ class FilterRefineBase(BaseEstimator):
         return transform(X)
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        try:
-            input_type = get_metric(self.metric).input_type
-        except (TypeError, ValueError):  # invalid metric: fit will say so
-            return tags
-        if input_type != "vectors":  # strings or objects: 1-D input
-            tags.input_tags.two_d_array = False
-            tags.input_tags.string = input_type == "strings"
-        return tags
+        return declare_metric_input(super().__sklearn_tags__(), self.metric)
 
     # ------------------------------------------------------------ kneighbors
     def _resolve_n_candidates(self, n_available):
@@ -262,7 +255,7 @@ class FilterRefineBase(BaseEstimator):
         near, _ = self._filter.query(self._fit_embedding[anchors], n_near, exclude=anchors)
         far = rng.randint(0, n_samples, size=(len(anchors), _CALIBRATION_PARTNERS))
         partners = np.hstack([near, far])
-        exact = candidate_distances(_take(self._fit_X, anchors), self._fit_X, partners,
+        exact = candidate_distances(take_items(self._fit_X, anchors), self._fit_X, partners,
                                     self._metric_spec, n_jobs=self.n_jobs).ravel()
         embedded = self._pair_embedding_distances(np.repeat(anchors, partners.shape[1]),
                                                   partners.ravel())
@@ -284,10 +277,6 @@ class FilterRefineBase(BaseEstimator):
             self.calibration_ = self._fit_radius_calibration()
         slope, intercept = self.calibration_
         return self.radius_blowup * max(slope * radius + intercept, 0.0)
-
-
-def _take(X, indices):
-    return X[indices] if isinstance(X, np.ndarray) else [X[i] for i in indices]
 
 
 def _check_objects(X):
