@@ -8,6 +8,7 @@ from ._cgk import CGKEmbedder
 from ._cnned import CNNEDEmbedder
 from ._cluster_metric import ClusterMetricLearner
 from ._fastmap import FastMapEmbedder
+from ._gru import GRUEmbedder
 from ._triplet import TripletMinedEmbedder
 from .neighbors import (
     FilterRefineClassifier,
@@ -27,6 +28,7 @@ __all__ = [
     "FilterRefineNeighbors",
     "FilterRefineRegressor",
     "FilterRefineTransformer",
+    "GRUEmbedder",
     "TripletMinedEmbedder",
     "__version__",
 ]

@@ -20,6 +20,7 @@ from sklearn_ed import (
     FilterRefineNeighbors,
     FilterRefineRegressor,
     FilterRefineTransformer,
+    GRUEmbedder,
     TripletMinedEmbedder,
 )
 from sklearn_ed.metrics import make_top_k_recall_scorer
@@ -41,6 +42,8 @@ STRING_ESTIMATORS = [
     CGKEmbedder("cgk_prime", n_repetitions=2, random_state=0),
     CNNEDEmbedder(n_components=16, n_layers=3, max_epochs=2, n_neighbors=10, random_state=0),
     FastMapEmbedder(n_components=4, random_state=0),
+    GRUEmbedder(n_step_components=2, hidden_size=4, epochs_per_phase=1, n_neighbors=10,
+                random_state=0),
     FilterRefineNeighbors(n_neighbors=3, n_candidates=10, random_state=0),
     FilterRefineClassifier(n_neighbors=3, n_candidates=10, random_state=0),
     FilterRefineRegressor(n_neighbors=3, n_candidates=10, random_state=0),
@@ -133,6 +136,17 @@ def test_string_estimators_in_pipeline_and_grid_search(families):
                               {"embedder__variant": ["cgk", "cgk_prime"]}, cv=3, n_jobs=2,
                               scoring=make_top_k_recall_scorer(k=3)).fit(strings)
     assert set(neighbours.best_params_) == {"embedder__variant"}
+
+
+def test_grid_search_over_gru_phases(families):
+    strings, _ = families
+    embedder = GRUEmbedder(n_step_components=2, hidden_size=4, epochs_per_phase=1,
+                           n_neighbors=10, random_state=0)
+    search = GridSearchCV(FilterRefineNeighbors(embedder, n_neighbors=3, n_candidates=10),
+                          {"embedder__phases": [(1,), (1, 2, 3)]}, cv=2, n_jobs=2,
+                          scoring=make_top_k_recall_scorer(k=3)).fit(strings)
+    assert search.best_params_["embedder__phases"] in [(1,), (1, 2, 3)]
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
 
 
 def test_refine_and_grid_search_on_dask_cluster(families):

@@ -15,6 +15,7 @@ from sklearn_ed.datasets import (
     load_proteins,
     load_spell_benchmark,
     make_genome_reads,
+    make_hard_cases,
     train_query_base_split,
 )
 from sklearn_ed.datasets._lazy import _import_optional
@@ -115,6 +116,33 @@ def test_genome_reads_measured_error_rate(error_rate):
     assert 0.8 * reads.error_rate.mean() < measured < 1.05 * reads.error_rate.mean()
     lengths = np.array([len(read) for read in reads.data])
     assert abs(np.mean(lengths / reads.length) - 1) < 0.02  # insertions ~ deletions
+
+
+def test_hard_cases_are_shifts_and_substitutions_of_genome_slices():
+    cases = make_hard_cases(50, length=60, random_state=3)
+    genome = load_genome()
+    assert len(cases.query) == 50 and len(cases.base) == 100
+    assert all(len(s) == 60 and s in genome for s in cases.query)
+    assert cases.base_kind.tolist() == ["shift", "substitution"] * 50
+    for string, query, kind, edits in zip(cases.base, cases.base_query, cases.base_kind,
+                                          cases.base_edits):
+        original = cases.query[query]
+        if kind == "shift":
+            assert edits in (1, 2) and string[edits:] == original[:-edits]
+            assert Levenshtein.distance(original, string) <= 2 * edits
+        else:
+            assert edits in (3, 4) and len(string) == len(original)
+            assert sum(a != b for a, b in zip(original, string)) == edits
+    again = make_hard_cases(50, length=60, random_state=3)
+    assert again.base == cases.base
+    assert make_hard_cases(50, length=60, random_state=4).base != cases.base
+
+
+@pytest.mark.parametrize("kwargs, match", [(dict(n_queries=0), "n_queries"),
+                                           (dict(n_queries=2, length=4), "length")])
+def test_hard_cases_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        make_hard_cases(**kwargs)
 
 
 def test_proteins():

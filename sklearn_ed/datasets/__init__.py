@@ -11,6 +11,7 @@ from ._benchmarks import (
     load_spell_benchmark,
 )
 from ._genome import load_genome, make_genome_reads
+from ._hard_cases import make_hard_cases
 from ._misspellings import load_misspellings
 from ._proteins import load_proteins
 from ._split import train_query_base_split
@@ -25,5 +26,6 @@ __all__ = [
     "load_proteins",
     "load_spell_benchmark",
     "make_genome_reads",
+    "make_hard_cases",
     "train_query_base_split",
 ]

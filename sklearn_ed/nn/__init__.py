@@ -3,25 +3,34 @@
 - :mod:`._modules`: :class:`CNNEDModule` (seed 001) and the reduction of an
   affine network over one-hot input to a lookup table.
 - :mod:`._losses`: :class:`TripletApproximationLoss` (triplet loss with a
-  per-triplet margin plus ``alpha`` times the approximation error).
+  per-triplet margin plus ``alpha`` times the approximation error), and the
+  GRU's :class:`PairAbsoluteLoss` and :class:`HalfSquaredTripletLoss`.
 - :mod:`._triplets`: top-k neighbour lists from an exact distance matrix and
   :class:`TopKTripletDataset`, which draws fresh triplets every epoch.
 - :mod:`._training`: :class:`TripletNet` (a ``skorch.NeuralNet`` whose batches
   are index triplets into a tensor of inputs), device and thread helpers.
-- :mod:`._kernels`: numba kernels of the lookup-table inference.
+- :mod:`._gru`: :class:`GRUModule` (seed 000), its learned CGK' walk
+  :class:`LearnedCGKPrime` and the Phase 3 net :class:`HashLearningNet`.
+- :mod:`._kernels`: numba kernels of the lookup-table inference and the
+  learned CGK' walk.
 
-Nothing here knows about strings: a GRU embedder or a triplet-mined
-embedder for any metric reuses the sampler, the losses and the skorch glue
-with its own module and its own tensor of encoded inputs.
+Nothing here knows about strings: the embedders reuse the sampler, the
+losses and the skorch glue with their own module and tensor of encoded inputs.
 """
 
-from ._losses import TripletApproximationLoss
+from ._gru import GRUModule, HashLearningNet, LearnedCGKPrime
+from ._losses import HalfSquaredTripletLoss, PairAbsoluteLoss, TripletApproximationLoss
 from ._modules import CNNEDModule, affine_lookup_table, pad_symbols
 from ._training import ResampleTriplets, TripletNet, resolve_device, torch_threads, seeded_torch
 from ._triplets import TopKTripletDataset, top_k_neighbours
 
 __all__ = [
     "CNNEDModule",
+    "GRUModule",
+    "HalfSquaredTripletLoss",
+    "HashLearningNet",
+    "LearnedCGKPrime",
+    "PairAbsoluteLoss",
     "ResampleTriplets",
     "TopKTripletDataset",
     "TripletApproximationLoss",

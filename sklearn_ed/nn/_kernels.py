@@ -1,4 +1,5 @@
-"""Numba kernel of the lookup-table inference of affine networks."""
+"""Numba kernels of the neural embedders: lookup-table inference of affine
+networks (CNN-ED) and the learned CGK' walk (GRU, Phase 3)."""
 
 from numba import njit, prange
 
@@ -25,3 +26,22 @@ def lookup_sum(symbols, offsets, table, bias, out):
         for j in range(d):
             out[i, j] = acc[j]
     return out
+
+
+@njit(cache=True, nogil=True)
+def learned_cgk_prime_walk(symbols, table, threshold, positions, duplicated):
+    """Algorithm 3 of seed 000 on padded symbols (N, M): where each step goes.
+
+    ``positions[n, i]`` is the output position of input step ``i`` and
+    ``duplicated[n, i]`` whether it is also written at ``positions + 1``
+    (``table[symbol, position] >= threshold``; padding, symbol 0, never is).
+    """
+    n, m = symbols.shape
+    for row in range(n):
+        j = 0
+        for i in range(m):
+            symbol = symbols[row, i]
+            positions[row, i] = j
+            twice = symbol != 0 and table[symbol, j] >= threshold
+            duplicated[row, i] = twice
+            j += 2 if twice else 1

@@ -45,3 +45,37 @@ class TripletApproximationLoss(nn.Module):
 def _norm(difference, eps=1e-12):
     # sqrt with a floor: the gradient of |x| at x = 0 would be NaN.
     return torch.sqrt((difference * difference).sum(dim=-1) + eps)
+
+
+def _half_squared(difference):
+    return 0.5 * (difference * difference).sum(dim=-1)
+
+
+class PairAbsoluteLoss(nn.Module):
+    """Absolute loss ``| d_E(x, y) - d_H(f(x), f(y)) |`` (seed 000, eqs. 5 and 7).
+
+    ``d_H(u, v) = ||u - v||^2 / 2``. Input of ``forward`` as in
+    :class:`TripletApproximationLoss`; the loss is the mean over the batch of
+    the sum over the triplet's three pairs (a, p), (a, n), (p, n).
+    """
+
+    def forward(self, embeddings, distances):
+        anchor, positive, negative = embeddings.unbind(dim=1)
+        d_ap, d_an, d_pn = distances.to(embeddings.dtype).unbind(dim=1)
+        return ((_half_squared(anchor - positive) - d_ap).abs()
+                + (_half_squared(anchor - negative) - d_an).abs()
+                + (_half_squared(positive - negative) - d_pn).abs()).mean()
+
+
+class HalfSquaredTripletLoss(nn.Module):
+    """Triplet loss on ``d_H`` with the margin ``d_E(a, n) - d_E(a, p)`` (seed 000, eq. 6).
+
+    ``max(0, d_H(a, p) - d_H(a, n) + d_E(a, n) - d_E(a, p))``, mean over the batch.
+    """
+
+    def forward(self, embeddings, distances):
+        anchor, positive, negative = embeddings.unbind(dim=1)
+        d_ap, d_an, _ = distances.to(embeddings.dtype).unbind(dim=1)
+        margin = d_an - d_ap
+        return torch.relu(_half_squared(anchor - positive)
+                          - _half_squared(anchor - negative) + margin).mean()

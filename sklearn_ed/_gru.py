@@ -1,0 +1,350 @@
+"""The three-phase GRU embedding of edit distance (seed 000)."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import effective_n_jobs
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import BaseStringEmbedder
+from ._neural import NeuralEmbedderMixin, adapted_n_neighbors, mean_off_diagonal
+
+_PHASE_NAMES = {1: "absolute loss", 2: "triplet loss", 3: "learned CGK'"}
+
+
+class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
+    """Three-phase GRU embedding of edit distance (Zhang, Yuan and Indyk 2020).
+
+    A string of padded length M is one-hot encoded and read by a two-layer
+    GRU; the first layer's output at every step is multiplied by a Bernoulli
+    mask before the second layer, and a linear layer maps every step to
+    ``n_step_components`` values. The embedding is the concatenation of all
+    steps, and ``d_H(u, v) = ||u - v||^2 / 2`` approximates the edit distance
+    (divided by the mean training distance, see ``distance_scale_``).
+
+    Training runs the phases of ``phases`` in order, each for its
+    ``epochs_per_phase`` epochs of ``n_train_`` pairs or triplets, through
+    skorch with Adam:
+
+    1. absolute loss ``|d_E(x, y) - d_H(f(x), f(y))|`` (warm start, eq. 5);
+    2. triplet loss with the margin ``d_E(a, n) - d_E(a, p)`` (eq. 6);
+    3. the step sequence goes through CGK' (Algorithm 3): each step is
+       written once or twice according to a learned hash table ``H``
+       (``hash_table_``) and threshold (``threshold_``) read at the input
+       character; the absolute loss on the result trains the network, and
+       Algorithm 4 moves ``H`` and the threshold towards the duplication
+       choices that lower the loss. From then on ``transform`` applies the
+       walk, and the embedding has 2M steps.
+
+    Pairs and triplets are drawn as in :class:`CNNEDEmbedder`: an anchor, and
+    two of its exact top-``n_neighbors`` training neighbours (the closer one
+    is the positive); Phases 1 and 3 use the triplet's three pairs.
+
+    **Memory.** The output has ``max_length_ * n_step_components`` values
+    per string (twice that with Phase 3), e.g. 16,000 float32 (64 KB) for
+    reads of length 1,000 with the defaults: 3.2 GB for 50,000 reads, against
+    512 bytes per string for :class:`CNNEDEmbedder`. ``output_dtype="float16"``
+    halves it, a smaller ``max_length`` or ``n_step_components`` shrinks it,
+    and ``transform`` warns when its output would exceed
+    ``max_output_bytes``.
+
+    Parameters
+    ----------
+    n_step_components : int, default=8
+        Dimension of every step vector.
+    hidden_size : int, default=64
+        Units of both GRU layers.
+    dropout : float, default=0.1
+        Probability that a step of the first layer's output is zeroed during
+        training (the masks ``delta_i`` of eq. 2; inverted dropout, so no
+        mask at inference).
+    phases : tuple of {1, 2, 3}, default=(1, 2, 3)
+        Training phases in the order they run, each at most once. ``()``
+        keeps the initial network; leaving phases out gives the ablations of
+        the paper's Table 5.
+    epochs_per_phase : int or tuple of int, default=10
+        Epochs of each phase: one number for all, or one per entry of
+        ``phases``.
+    n_neighbors : int, default=100
+        k of the top-k neighbour lists pairs and triplets are drawn from.
+        Reduced to ``n_train_ - 1`` with a warning on a smaller training set.
+    n_train : int or None, default=1000
+        Training strings sampled (with ``random_state``) from ``X`` when it is
+        larger; their exact distance matrix is computed once with rapidfuzz
+        and cached (``train_distances_``). ``None`` uses all of ``X``.
+    batch_size : int, default=64
+        Triplets per batch.
+    lr : float, default=1e-3
+        Adam learning rate of the network.
+    threshold_lr : float, default=1e-3
+        epsilon of Algorithm 4 (threshold step per improving change).
+    hash_lr : float, default=1e-2
+        eta of Algorithm 4 (hash step per improving change).
+    device : {"cpu", "cuda", "auto"}, default="cpu"
+        Training device ("auto": CUDA when available). ``transform`` runs on
+        it when it is available, else on the CPU.
+    callbacks : list of skorch callbacks or None, default=None
+        Passed to the skorch net of every phase (copied at each).
+    verbose : int, default=0
+        0: silent; 1: skorch's epoch table; 2: also a progress bar.
+    n_jobs : int, default=None
+        Parallel jobs of the exact training distances and torch CPU threads
+        (joblib semantics: ``None`` is 1).
+    max_length : int, default=None
+        Padding length M. ``None`` uses the longest training string.
+    on_long_string : {"truncate", "error"}, default="truncate"
+        What ``transform`` does with a string longer than ``max_length_``.
+    output_dtype : {"float32", "float16"}, default="float32"
+        dtype of ``transform``'s output.
+    max_output_bytes : int, default=2**30
+        ``transform`` warns when its output would be larger.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the training sample, the initial weights, the dropout masks,
+        the hash table and the triplets.
+
+    Attributes
+    ----------
+    alphabet_ : Alphabet
+        Characters seen at fit (symbol 0 padding, 1 unknown, 2... alphabet).
+    max_length_ : int
+        Padding length M.
+    module_ : GRUModule
+        The trained network (with its CGK' walk after Phase 3), on the CPU.
+    history_ : list of dict
+        skorch's history of every phase, one dict per epoch, with a
+        ``"phase"`` entry.
+    hash_table_ : ndarray of float32, shape (n_symbols, 2 * max_length_) or None
+        ``H`` of the learned CGK' walk (``None`` without Phase 3).
+    threshold_ : float or None
+        Its threshold.
+    train_distances_ : ndarray of shape (n_train, n_train)
+        Exact edit distances between the training strings.
+    n_train_ : int
+        Number of training strings.
+    n_neighbors_ : int
+        k actually used.
+    distance_scale_ : float
+        Mean training edit distance: ``d_H`` approximates ``d_E / distance_scale_``.
+    n_features_out_ : int
+        Output dimension: (2 with Phase 3, else 1) x M x ``n_step_components``.
+
+    See Also
+    --------
+    CNNEDEmbedder : Convolutional embedding, much faster to train and apply.
+    CGKEmbedder : Data-independent random-walk embedding.
+
+    References
+    ----------
+    X. Zhang, Y. Yuan, P. Indyk. "Neural Embeddings for Nearest Neighbor
+    Search Under Edit Distance", 2020.
+
+    Examples
+    --------
+    >>> from sklearn_ed import GRUEmbedder
+    >>> strings = ["ACGTACGT", "ACGTACGA", "TTGTACGT", "ACCA", "GGGTACCA"]
+    >>> embedder = GRUEmbedder(n_step_components=2, hidden_size=8, epochs_per_phase=1,
+    ...                        n_neighbors=3, random_state=0).fit(strings)
+    >>> embedder.transform(strings).shape  # 2 x 8 steps x 2 values
+    (5, 32)
+    """
+
+    embedding_metric = "euclidean"
+
+    _parameter_constraints: dict = {
+        **BaseStringEmbedder._parameter_constraints,
+        "n_step_components": [Interval(Integral, 1, None, closed="left")],
+        "hidden_size": [Interval(Integral, 1, None, closed="left")],
+        "dropout": [Interval(Real, 0, 1, closed="left")],
+        "phases": [tuple, list],
+        "epochs_per_phase": [Interval(Integral, 0, None, closed="left"), tuple, list],
+        "n_neighbors": [Interval(Integral, 2, None, closed="left")],
+        "n_train": [Interval(Integral, 3, None, closed="left"), None],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "lr": [Interval(Real, 0, None, closed="neither")],
+        "threshold_lr": [Interval(Real, 0, None, closed="left")],
+        "hash_lr": [Interval(Real, 0, None, closed="left")],
+        "device": [StrOptions({"cpu", "cuda", "auto"})],
+        "callbacks": [list, None],
+        "verbose": ["verbose"],
+        "n_jobs": [Integral, None],
+        "output_dtype": [StrOptions({"float32", "float16"})],
+        "max_output_bytes": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, n_step_components=8, *, hidden_size=64, dropout=0.1,
+                 phases=(1, 2, 3), epochs_per_phase=10, n_neighbors=100, n_train=1000,
+                 batch_size=64, lr=1e-3, threshold_lr=1e-3, hash_lr=1e-2, device="cpu",
+                 callbacks=None, verbose=0, n_jobs=None, max_length=None,
+                 on_long_string="truncate", output_dtype="float32",
+                 max_output_bytes=2**30, random_state=None):
+        self.n_step_components = n_step_components
+        self.hidden_size = hidden_size
+        self.dropout = dropout
+        self.phases = phases
+        self.epochs_per_phase = epochs_per_phase
+        self.n_neighbors = n_neighbors
+        self.n_train = n_train
+        self.batch_size = batch_size
+        self.lr = lr
+        self.threshold_lr = threshold_lr
+        self.hash_lr = hash_lr
+        self.device = device
+        self.callbacks = callbacks
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.max_length = max_length
+        self.on_long_string = on_long_string
+        self.output_dtype = output_dtype
+        self.max_output_bytes = max_output_bytes
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the alphabet and padding length, then train the phases.
+
+        Parameters
+        ----------
+        X : array-like of str of shape (n_samples,)
+            Training strings (at least 3); ``n_train`` of them are used.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : GRUEmbedder
+            Fitted embedder.
+        """
+        return super().fit(X, y)
+
+    # ----------------------------------------------------------------- fit
+    def _phase_plan(self):
+        """[(phase, epochs), ...] from ``phases`` and ``epochs_per_phase``."""
+        phases = list(self.phases)
+        if any(isinstance(p, bool) or not isinstance(p, Integral) or p not in (1, 2, 3)
+               for p in phases) or len(set(phases)) != len(phases):
+            raise ValueError(
+                f"phases must list distinct phases among 1, 2 and 3, got {self.phases!r}."
+            )
+        epochs = self.epochs_per_phase
+        if isinstance(epochs, Integral):
+            return [(int(p), int(epochs)) for p in phases]
+        epochs = list(epochs)
+        if len(epochs) != len(phases) or any(
+                isinstance(e, bool) or not isinstance(e, Integral) or e < 0 for e in epochs):
+            raise ValueError(
+                f"epochs_per_phase must be a non-negative int or one per phase "
+                f"({len(phases)} for phases={self.phases!r}), got {self.epochs_per_phase!r}."
+            )
+        return [(int(p), int(e)) for p, e in zip(phases, epochs)]
+
+    def _fit(self, strings):
+        import torch
+
+        from .nn import (GRUModule, HalfSquaredTripletLoss, HashLearningNet,
+                         PairAbsoluteLoss, TopKTripletDataset, TripletNet, resolve_device,
+                         seeded_torch, top_k_neighbours, torch_threads)
+
+        plan = self._phase_plan()
+        rng = check_random_state(self.random_state)
+        train = self._training_strings(strings, rng)
+        n = len(train)
+        k = adapted_n_neighbors(self.n_neighbors, n, type(self).__name__)
+        distances = self._train_distances(train)
+        scale = mean_off_diagonal(distances)
+        device = resolve_device(self.device)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        inputs = torch.from_numpy(self._pad(train))
+        history = []
+        with torch_threads(effective_n_jobs(self.n_jobs)), seeded_torch(seed, device):
+            module = GRUModule(self.alphabet_.n_symbols, self.max_length_,
+                               hidden_size=self.hidden_size,
+                               n_step_components=self.n_step_components,
+                               dropout=self.dropout)
+            dataset = TopKTripletDataset(distances, top_k_neighbours(distances, k),
+                                         n_triplets=n, scale=scale, random_state=seed)
+            for phase, epochs in plan:
+                net_class, criterion, extra = TripletNet, PairAbsoluteLoss, {}
+                if phase == 2:
+                    criterion = HalfSquaredTripletLoss
+                elif phase == 3:
+                    module.attach_cgk()
+                    net_class = HashLearningNet
+                    extra = {"threshold_lr": self.threshold_lr, "hash_lr": self.hash_lr}
+                net = net_class(
+                    module, criterion=criterion, optimizer=torch.optim.Adam, lr=self.lr,
+                    max_epochs=epochs, batch_size=self.batch_size, train_split=None,
+                    iterator_train__shuffle=False, callbacks=self._skorch_callbacks(),
+                    verbose=int(self.verbose), device=device, inputs=inputs, **extra)
+                net.fit(dataset, y=None)
+                module = net.module_
+                history += [{**dict(entry), "phase": phase} for entry in net.history]
+        self.module_ = module.to("cpu").eval()
+        self.history_ = history
+        self.n_train_ = n
+        self.n_neighbors_ = k
+        self.distance_scale_ = scale
+        cgk = self.module_.cgk if self.module_.apply_cgk else None
+        self.hash_table_ = None if cgk is None else cgk.table.numpy().copy()
+        self.threshold_ = None if cgk is None else float(cgk.threshold)
+        self.n_features_out_ = self.module_.steps_out * self.n_step_components
+
+    # ----------------------------------------------------------- transform
+    def transform(self, X):
+        """Embed strings into the concatenated step vectors.
+
+        Characters not seen at fit time map to the unknown symbol. Strings
+        longer than ``max_length_`` follow ``on_long_string``. Warns when
+        the output would exceed ``max_output_bytes``.
+
+        Parameters
+        ----------
+        X : array-like of str of shape (n_samples,)
+            Strings to embed.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_features_out_)
+            The embeddings, of dtype ``output_dtype``.
+        """
+        return self._embed(X)
+
+    def _embed_strings(self, strings):
+        size = len(strings) * self.n_features_out_ * np.dtype(self.output_dtype).itemsize
+        if size > self.max_output_bytes:
+            warnings.warn(
+                f"GRUEmbedder.transform output for {len(strings)} strings takes {size / 2**30:.2f} "
+                f"GiB ({self.n_features_out_} {self.output_dtype} values per string), above "
+                f"max_output_bytes={self.max_output_bytes}; transform in chunks, or use "
+                f"output_dtype='float16', a smaller max_length or n_step_components.",
+                UserWarning, stacklevel=4,
+            )
+        return super()._embed_strings(strings)
+
+    def _embed_batch(self, strings):
+        return self._embed_torch(strings, self._inference_device(),
+                                 dtype=np.dtype(self.output_dtype))
+
+    def estimate_distance(self, X, Y=None):
+        """Edit distances estimated from embeddings: ``distance_scale_ * d_H``.
+
+        Parameters
+        ----------
+        X : array-like of str of shape (n_x,)
+        Y : array-like of str of shape (n_y,), default=None
+            ``None`` means ``X``.
+
+        Returns
+        -------
+        distances : ndarray of float64, shape (n_x, n_y)
+            Estimates, clipped at 0.
+        """
+        check_is_fitted(self)
+        fx = self.transform(X).astype(np.float64)
+        fy = fx if Y is None else self.transform(Y).astype(np.float64)
+        squared = (fx * fx).sum(1)[:, None] + (fy * fy).sum(1)[None, :] - 2 * fx @ fy.T
+        return np.maximum(0.5 * squared * self.distance_scale_, 0.0)
