@@ -127,7 +127,7 @@ def recall_run(args):
     print()
     print(format_table(["embedding", "fit wall s", "training s", "fit CPU s",
                         "transform strings/s",
-                        "dimension", "bytes per string (float32 / CGK uint8)"], cost_rows,
+                        "dimension", "bytes per string"], cost_rows,
                        title="Cost"))
     by_name = {row[0]: row for row in cost_rows}
     gru, cnn = by_name["GRU (1+2+3)"], by_name["CNN-ED"]
@@ -185,7 +185,7 @@ def speed_run(args):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dataset", choices=["genome", "proteins", "speed"], default="genome")
-    parser.add_argument("--epochs", type=int, default=10, help="GRU epochs per phase")
+    parser.add_argument("--epochs", type=int, default=5, help="GRU epochs per phase")
     parser.add_argument("--n-jobs", type=int, default=1)
     args = parser.parse_args()
     start_time = time.perf_counter()

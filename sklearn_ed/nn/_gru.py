@@ -210,7 +210,7 @@ class HashLearningNet(TripletNet):
     epsilon and eta of Algorithm 4.
     """
 
-    def __init__(self, *args, threshold_lr=1e-3, hash_lr=1e-2, **kwargs):
+    def __init__(self, *args, threshold_lr=1e-4, hash_lr=1e-3, **kwargs):
         super().__init__(*args, **kwargs)
         self.threshold_lr = threshold_lr
         self.hash_lr = hash_lr
