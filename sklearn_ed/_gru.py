@@ -37,7 +37,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
        (``hash_table_``) and threshold (``threshold_``) read at the input
        character; the absolute loss on the result trains the network, and
        Algorithm 4 moves ``H`` and the threshold towards the duplication
-       choices that lower the loss. From then on ``transform`` applies the
+       choices that lower the loss; the insertion loss (eq. 8) is recorded. From then on ``transform`` applies the
        walk, and the embedding has 2M steps.
 
     Pairs and triplets are drawn as in :class:`CNNEDEmbedder`: an anchor, and
@@ -122,7 +122,9 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         The trained network (with its CGK' walk after Phase 3), on the CPU.
     history_ : list of dict
         skorch's history of every phase, one dict per epoch, with a
-        ``"phase"`` entry.
+        ``"phase"`` entry; Phase 3 epochs also hold ``"insertion_loss"``, the
+        mean of eq. 8 (negative when the walk brings the embedding distance
+        closer to the edit distance than the plain step sequence).
     hash_table_ : ndarray of float32, shape (n_symbols, 2 * max_length_) or None
         ``H`` of the learned CGK' walk (``None`` without Phase 3).
     threshold_ : float or None
@@ -250,6 +252,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
     def _fit(self, strings):
         import torch
+        from skorch.callbacks import PassthroughScoring
 
         from .nn import (GRUModule, HalfSquaredTripletLoss, HashLearningNet,
                          PairAbsoluteLoss, TopKTripletDataset, TripletNet, resolve_device,
@@ -275,16 +278,19 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
                                          n_triplets=n, scale=scale, random_state=seed)
             for phase, epochs in plan:
                 net_class, criterion, extra = TripletNet, PairAbsoluteLoss, {}
+                callbacks = self._skorch_callbacks()
                 if phase == 2:
                     criterion = HalfSquaredTripletLoss
                 elif phase == 3:
                     module.attach_cgk()
                     net_class = HashLearningNet
                     extra = {"threshold_lr": self.threshold_lr, "hash_lr": self.hash_lr}
+                    callbacks.insert(0, ("insertion_loss",
+                                         PassthroughScoring("insertion_loss", on_train=True)))
                 net = net_class(
                     module, criterion=criterion, optimizer=torch.optim.Adam, lr=self.lr,
                     max_epochs=epochs, batch_size=self.batch_size, train_split=None,
-                    iterator_train__shuffle=False, callbacks=self._skorch_callbacks(),
+                    iterator_train__shuffle=False, callbacks=callbacks,
                     verbose=int(self.verbose), device=device, inputs=inputs, **extra)
                 net.fit(dataset, y=None)
                 module = net.module_

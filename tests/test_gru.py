@@ -135,6 +135,8 @@ def test_phases_change_training_and_output_dimension(strings):
     phase_123 = GRUEmbedder(**SMALL).fit(strings)
     assert untrained.history_ == []
     assert [entry["phase"] for entry in phase_123.history_] == [1, 1, 2, 2, 3, 3]
+    assert [("insertion_loss" in entry) for entry in phase_123.history_] == [False] * 4 + [
+        True] * 2
     m = untrained.max_length_
     assert phase_12.n_features_out_ == m * 3 and phase_123.n_features_out_ == 2 * m * 3
     outputs = [e.transform(strings) for e in (untrained, phase_1, phase_12)]
@@ -153,6 +155,7 @@ def test_phase_3_learns_hash_table_and_threshold(strings):
     assert before.hash_table_.shape == after.hash_table_.shape == (
         after.alphabet_.n_symbols, 2 * after.max_length_)
     assert not np.allclose(before.hash_table_, after.hash_table_)
+    assert all(np.isfinite(entry["insertion_loss"]) for entry in after.history_)
     frozen = GRUEmbedder(**SMALL, phases=(3,), threshold_lr=0.0, hash_lr=0.0).fit(strings)
     np.testing.assert_array_equal(frozen.hash_table_, before.hash_table_)
 
@@ -243,3 +246,29 @@ def test_cuda_model_pickles_and_matches_on_cpu(strings):
     assert next(loaded.module_.parameters()).device.type == "cpu"
     loaded.set_params(device="cpu")
     np.testing.assert_allclose(loaded.transform(strings), on_gpu, rtol=1e-4, atol=1e-4)
+
+
+def test_insertion_loss_is_eq_8():
+    """The recorded batch value equals eq. 8 computed from the two embeddings."""
+    from sklearn_ed.nn import HashLearningNet
+
+    torch.manual_seed(0)
+    module = GRUModule(n_symbols=5, max_length=10, hidden_size=4, n_step_components=2)
+    module.attach_cgk()
+    inputs = torch.randint(1, 5, (6, 10))
+    net = HashLearningNet(module, criterion=PairAbsoluteLoss, inputs=inputs,
+                          threshold_lr=0.0, hash_lr=0.0, lr=0.0).initialize()
+    net.module_.eval()
+    net._device_inputs = inputs
+    indices = torch.tensor([[0, 1, 2], [3, 4, 5]])
+    distances = torch.tensor([[1.0, 2.0, 3.0], [0.5, 1.5, 2.5]])
+    with torch.no_grad():
+        walked = net.module_(inputs[indices.reshape(-1)]).reshape(2, 3, 20, 2)
+        steps = net.module_.steps(inputs[indices.reshape(-1)]).reshape(2, 3, -1)
+    pairs = ((0, 1, 0), (0, 2, 1), (1, 2, 2))
+    expected = np.mean([
+        ((0.5 * ((walked[:, x] - walked[:, y]) ** 2).sum((-1, -2)) - distances[:, c]).abs()
+         - (0.5 * ((steps[:, x] - steps[:, y]) ** 2).sum(-1) - distances[:, c]).abs()).mean()
+        for x, y, c in pairs])
+    assert net._insertion_loss(walked, inputs[indices], distances, pairs) == pytest.approx(
+        float(expected), rel=1e-5)

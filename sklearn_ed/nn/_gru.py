@@ -202,9 +202,15 @@ def _suffix_sums(values):
 
 
 class HashLearningNet(TripletNet):
-    """Phase 3: the absolute loss on CGK' outputs trains the network by gradient,
-    and Algorithm 4 updates the module's hash table and threshold after every
-    batch, for each of the batch's three pairs in both directions.
+    """Phase 3: the absolute loss (7) on CGK' outputs trains the network by
+    gradient, and Algorithm 4 updates the module's hash table and threshold
+    after every batch, for each of the batch's three pairs in both directions.
+
+    The insertion loss (8), ``|d_H(f'(x), f'(y)) - d_E| - |d_H(f(x), f(y)) -
+    d_E|`` (negative when the walk brings the embedding distance closer to
+    the edit distance), is recorded per batch as ``"insertion_loss"``; add
+    ``PassthroughScoring("insertion_loss", on_train=True)`` to see its epoch
+    mean in the history.
 
     Parameters (beyond :class:`TripletNet`): ``threshold_lr`` and ``hash_lr``,
     epsilon and eta of Algorithm 4.
@@ -228,8 +234,26 @@ class HashLearningNet(TripletNet):
         first = [x for x, _, _ in pairs] + [y for _, y, _ in pairs]
         second = [y for _, y, _ in pairs] + [x for x, _, _ in pairs]
         columns = [c for _, _, c in pairs] * 2
+        self.history.record_batch("insertion_loss", self._insertion_loss(
+            walked, symbols, distances, pairs))
         self.module_.cgk.learn_from_pairs(
             walked[:, first].flatten(0, 1), walked[:, second].flatten(0, 1),
             symbols[:, first].flatten(0, 1), distances[:, columns].flatten(0, 1),
             self.threshold_lr, self.hash_lr)
         return step
+
+    def _insertion_loss(self, walked, symbols, distances, pairs):
+        """Batch mean of eq. 8 over the three pairs of every triplet."""
+        batch_size, _, _, width = walked.shape
+        positions, _ = self.module_.cgk.walk(symbols.flatten(0, 1))
+        flat = walked.flatten(0, 1)
+        steps = flat.gather(1, positions.unsqueeze(-1).expand(-1, -1, width))
+        steps = steps.reshape(batch_size, 3, -1)
+        walked = walked.reshape(batch_size, 3, -1)
+        total = 0.0
+        for x, y, column in pairs:
+            target = distances[:, column].to(walked.dtype)
+            with_walk = 0.5 * _squared(walked[:, x], walked[:, y])
+            without = 0.5 * _squared(steps[:, x], steps[:, y])
+            total += ((with_walk - target).abs() - (without - target).abs()).mean()
+        return float(total) / len(pairs)
