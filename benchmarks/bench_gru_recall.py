@@ -38,7 +38,6 @@ import os
 import sys
 import time
 
-import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import format_table, print_footer, print_header, progress  # noqa: E402

@@ -11,7 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStringEmbedder
-from ._neural import NeuralEmbedderMixin, adapted_n_neighbors, mean_off_diagonal
+from ._neural import (NeuralEmbedderMixin, adapted_n_neighbors, mean_off_diagonal,
+                      squared_euclidean)
 
 _PHASE_NAMES = {1: "absolute loss", 2: "triplet loss", 3: "learned CGK'"}
 
@@ -73,9 +74,17 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         k of the top-k neighbour lists pairs and triplets are drawn from.
         Reduced to ``n_train_ - 1`` with a warning on a smaller training set.
     n_train : int or None, default=1000
-        Training strings sampled (with ``random_state``) from ``X`` when it is
-        larger; their exact distance matrix is computed once with rapidfuzz
-        and cached (``train_distances_``). ``None`` uses all of ``X``.
+        Training strings drawn (with ``random_state``, see ``train_sampling``)
+        from ``X`` when it is larger; their exact distance matrix is computed
+        once with rapidfuzz and cached (``train_distances_``). ``None`` uses
+        all of ``X``.
+    train_sampling : {"neighborhoods", "uniform"}, default="neighborhoods"
+        How the ``n_train`` strings are drawn from a larger ``X``: random
+        anchors with their nearest strings (so that the training set holds
+        near pairs), or a uniform sample (the paper). As in
+        :class:`CNNEDEmbedder`, which documents the neighbour search.
+    neighborhood_size : int, default=20
+        Strings per neighbourhood, anchor included; 1 is a uniform sample.
     batch_size : int, default=64
         Triplets per batch.
     lr : float, default=1e-3
@@ -131,6 +140,8 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         Its threshold.
     train_distances_ : ndarray of shape (n_train, n_train)
         Exact edit distances between the training strings.
+    train_indices_ : ndarray of int64, shape (n_train_,)
+        Sorted indices into ``X`` of the training strings.
     n_train_ : int
         Number of training strings.
     n_neighbors_ : int
@@ -171,6 +182,8 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         "epochs_per_phase": [Interval(Integral, 0, None, closed="left"), tuple, list],
         "n_neighbors": [Interval(Integral, 2, None, closed="left")],
         "n_train": [Interval(Integral, 3, None, closed="left"), None],
+        "train_sampling": [StrOptions({"uniform", "neighborhoods"})],
+        "neighborhood_size": [Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "lr": [Interval(Real, 0, None, closed="neither")],
         "threshold_lr": [Interval(Real, 0, None, closed="left")],
@@ -186,7 +199,8 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
     def __init__(self, n_step_components=8, *, hidden_size=64, dropout=0.1,
                  phases=(1, 2, 3), epochs_per_phase=5, n_neighbors=100, n_train=1000,
-                 batch_size=64, lr=1e-3, threshold_lr=1e-4, hash_lr=1e-3, device="cpu",
+                 train_sampling="neighborhoods", neighborhood_size=20, batch_size=64,
+                 lr=1e-3, threshold_lr=1e-4, hash_lr=1e-3, device="cpu",
                  callbacks=None, verbose=0, n_jobs=None, max_length=None,
                  on_long_string="truncate", output_dtype="float32",
                  max_output_bytes=2**30, random_state=None):
@@ -197,6 +211,8 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         self.epochs_per_phase = epochs_per_phase
         self.n_neighbors = n_neighbors
         self.n_train = n_train
+        self.train_sampling = train_sampling
+        self.neighborhood_size = neighborhood_size
         self.batch_size = batch_size
         self.lr = lr
         self.threshold_lr = threshold_lr
@@ -260,7 +276,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
         plan = self._phase_plan()
         rng = check_random_state(self.random_state)
-        train = self._training_strings(strings, rng)
+        train, chosen = self._training_strings(strings, rng)
         n = len(train)
         k = adapted_n_neighbors(self.n_neighbors, n, type(self).__name__)
         distances = self._train_distances(train)
@@ -298,6 +314,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         self.module_ = module.to("cpu").eval()
         self.history_ = history
         self.n_train_ = n
+        self.train_indices_ = chosen
         self.n_neighbors_ = k
         self.distance_scale_ = scale
         cgk = self.module_.cgk if self.module_.apply_cgk else None
@@ -358,5 +375,4 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         check_is_fitted(self)
         fx = self.transform(X).astype(np.float64)
         fy = fx if Y is None else self.transform(Y).astype(np.float64)
-        squared = (fx * fx).sum(1)[:, None] + (fy * fy).sum(1)[None, :] - 2 * fx @ fy.T
-        return np.maximum(0.5 * squared * self.distance_scale_, 0.0)
+        return 0.5 * self.distance_scale_ * squared_euclidean(fx, fy)

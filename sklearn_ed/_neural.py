@@ -8,10 +8,15 @@ import warnings
 import numpy as np
 from joblib import effective_n_jobs
 
-from .distances import symmetric_pairwise_distances
+from ._qgrams import qgram_profiles
+from .distances import candidate_distances, symmetric_pairwise_distances
 
 # Strings per torch forward pass at inference.
 TORCH_INFERENCE_BATCH = 512
+# train_sampling="neighborhoods": proxy candidates per neighbour, refined exactly.
+_NEIGHBORHOOD_CANDIDATES = 10
+# Anchors whose q-gram similarities are computed in one sparse product.
+_ANCHOR_BATCH = 64
 
 
 def adapted_n_neighbors(n_neighbors, n_train, owner):
@@ -30,6 +35,12 @@ def adapted_n_neighbors(n_neighbors, n_train, owner):
     return k
 
 
+def squared_euclidean(fx, fy):
+    """Squared Euclidean distances between the rows of ``fx`` and ``fy``, >= 0."""
+    squared = (fx * fx).sum(1)[:, None] + (fy * fy).sum(1)[None, :] - 2 * fx @ fy.T
+    return np.maximum(squared, 0.0)
+
+
 def mean_off_diagonal(distances):
     """Mean distance between distinct training items (1.0 if all are equal)."""
     n = distances.shape[0]
@@ -40,16 +51,70 @@ def mean_off_diagonal(distances):
 class NeuralEmbedderMixin:
     """Methods of the skorch-trained string embedders.
 
-    Expects the parameters ``n_train``, ``n_jobs``, ``device``, ``verbose``
-    and ``callbacks`` and the fitted ``alphabet_`` and ``max_length_``.
+    Expects the parameters ``n_train``, ``train_sampling``,
+    ``neighborhood_size``, ``n_jobs``, ``device``, ``verbose`` and
+    ``callbacks`` and the fitted ``alphabet_`` and ``max_length_``.
     """
 
     def _training_strings(self, strings, rng):
-        """``n_train`` strings sampled without replacement (kept in order), or all."""
-        if self.n_train is not None and len(strings) > self.n_train:
+        """The training strings and their sorted indices (int64) in ``strings``.
+
+        All of ``strings`` when there are at most ``n_train``, else a sample
+        drawn as ``train_sampling`` says.
+        """
+        if self.n_train is None or len(strings) <= self.n_train:
+            return strings, np.arange(len(strings), dtype=np.int64)
+        if self.train_sampling == "uniform":
             chosen = np.sort(rng.choice(len(strings), self.n_train, replace=False))
-            return strings[chosen]
-        return strings
+        else:
+            chosen = self._neighborhood_sample(strings, rng)
+        return strings[chosen], chosen.astype(np.int64)
+
+    def _neighborhood_sample(self, strings, rng):
+        """``train_sampling="neighborhoods"``: random anchors plus their nearest strings.
+
+        Anchors are visited in a random order; each not yet chosen anchor
+        adds itself and its ``neighborhood_size - 1`` nearest not yet chosen
+        strings, until ``n_train`` are chosen. Neighbours are found by filter
+        and refine: the ``_NEIGHBORHOOD_CANDIDATES`` times as many most
+        similar strings by q-gram profile (cosine of q-gram sets,
+        :func:`~sklearn_ed._qgrams.qgram_profiles`), then exact distances to those candidates.
+        """
+        n, m = len(strings), self.n_train
+        size = min(self.neighborhood_size, m)
+        profiles = qgram_profiles(strings, self.alphabet_) if size > 1 else None
+        chosen = np.zeros(n, dtype=bool)
+        picked = []
+        n_picked = 0
+        order = rng.permutation(n)
+        similar, batch_start = None, -1
+        for position, anchor in enumerate(order):
+            if n_picked >= m:
+                break
+            if chosen[anchor]:
+                continue
+            chosen[anchor] = True
+            picked.append(np.array([anchor]))
+            n_picked += 1
+            take = min(size - 1, m - n_picked, n - n_picked)
+            if take <= 0:
+                continue
+            if similar is None or position >= batch_start + _ANCHOR_BATCH:
+                batch_start = position
+                block = order[position:position + _ANCHOR_BATCH]
+                similar = (profiles @ profiles[block].T).toarray()
+            score = -similar[:, position - batch_start]
+            score[chosen] = np.inf
+            n_candidates = min(take * _NEIGHBORHOOD_CANDIDATES, n - n_picked)
+            candidates = np.argpartition(score, n_candidates - 1)[:n_candidates]
+            if n_candidates > take:
+                exact = candidate_distances(strings[anchor:anchor + 1], strings,
+                                            candidates[None, :])[0]
+                candidates = candidates[np.argsort(exact, kind="stable")[:take]]
+            chosen[candidates] = True
+            picked.append(candidates)
+            n_picked += take
+        return np.sort(np.concatenate(picked))
 
     def _train_distances(self, train):
         """Exact distance matrix of the training strings, cached across fits."""

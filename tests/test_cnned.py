@@ -155,13 +155,48 @@ def test_small_training_set_adapts_k_or_raises():
 def test_n_train_subsamples_and_distances_are_cached(strings, monkeypatch):
     embedder = CNNEDEmbedder(**{**SMALL, "n_train": 25}).fit(strings)
     assert embedder.n_train_ == 25 and embedder.train_distances_.shape == (25, 25)
-    import sklearn_ed._cnned as module
+    import sklearn_ed._neural as module
 
     def fail(*args, **kwargs):
         raise AssertionError("distances recomputed")
 
     monkeypatch.setattr(module, "symmetric_pairwise_distances", fail)
     embedder.set_params(max_epochs=1).fit(strings)  # same sample: cache reused
+
+
+def test_neighborhood_sampling_picks_distinct_seeded_overlapping_reads():
+    from sklearn_ed.datasets import make_genome_reads
+
+    reads = make_genome_reads(800, read_length=(150, 200), genome_length=4_000,
+                              random_state=0).data
+    params = dict(SMALL, n_train=60, max_epochs=0)
+    sampled = CNNEDEmbedder(**params, neighborhood_size=10).fit(reads)
+    again = CNNEDEmbedder(**params, neighborhood_size=10).fit(reads)
+    other_seed = CNNEDEmbedder(**{**params, "random_state": 1}).fit(reads)
+    uniform = CNNEDEmbedder(**params, train_sampling="uniform").fit(reads)
+    indices = sampled.train_indices_
+    assert indices.shape == (60,) and np.unique(indices).size == 60
+    assert np.all(np.diff(indices) > 0) and indices.max() < len(reads)
+    np.testing.assert_array_equal(indices, again.train_indices_)
+    assert not np.array_equal(indices, other_seed.train_indices_)
+    np.testing.assert_array_equal(
+        sampled.train_distances_,
+        symmetric_pairwise_distances(list(np.asarray(reads, dtype=object)[indices])))
+
+    def nearest(embedder):
+        distances = embedder.train_distances_.astype(float)
+        np.fill_diagonal(distances, np.inf)
+        return distances.min(1).mean()
+
+    # 60 reads of 4 kbp cover it ~2.6x: uniform reads rarely overlap much.
+    assert nearest(sampled) < 0.6 * nearest(uniform)
+    # neighborhood_size=1 is a uniform sample of anchors; few strings: no sampling
+    assert np.unique(CNNEDEmbedder(**params, neighborhood_size=1).fit(reads)
+                     .train_indices_).size == 60
+    small = CNNEDEmbedder(**params).fit(reads[:50])
+    np.testing.assert_array_equal(small.train_indices_, np.arange(50))
+    with pytest.raises(ValueError, match="train_sampling"):
+        CNNEDEmbedder(train_sampling="knn").fit(reads[:5])
 
 
 def test_input_contract_and_unknown_characters(strings):
