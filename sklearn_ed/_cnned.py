@@ -141,7 +141,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         skorch's training history (one dict per epoch).
     train_distances_ : ndarray of shape (n_train, n_train)
         Exact edit distances between the training strings.
-    train_indices_ : ndarray of int64, shape (n_train_,)
+    train_indices_ : ndarray of int64, shape (n_train,)
         Sorted indices into ``X`` of the training strings.
     n_train_ : int
         Number of training strings.

@@ -134,13 +134,13 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         ``"phase"`` entry; Phase 3 epochs also hold ``"insertion_loss"``, the
         mean of eq. 8 (negative when the walk brings the embedding distance
         closer to the edit distance than the plain step sequence).
-    hash_table_ : ndarray of float32, shape (n_symbols, 2 * max_length_) or None
+    hash_table_ : ndarray of float32, shape (n_symbols, 2 * max_length) or None
         ``H`` of the learned CGK' walk (``None`` without Phase 3).
     threshold_ : float or None
         Its threshold.
     train_distances_ : ndarray of shape (n_train, n_train)
         Exact edit distances between the training strings.
-    train_indices_ : ndarray of int64, shape (n_train_,)
+    train_indices_ : ndarray of int64, shape (n_train,)
         Sorted indices into ``X`` of the training strings.
     n_train_ : int
         Number of training strings.
@@ -337,7 +337,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, n_features_out_)
+        X_new : ndarray of shape (n_samples, n_features_out)
             The embeddings, of dtype ``output_dtype``.
         """
         return self._embed(X)
