@@ -11,8 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStringEmbedder
-from ._neural import (NeuralEmbedderMixin, adapted_n_neighbors, mean_off_diagonal,
-                      squared_euclidean)
+from ._neural import (NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin, adapted_n_neighbors,
+                      mean_off_diagonal, squared_euclidean)
 
 # Training pairs used to fit the distance map g.
 _MAP_PAIRS = 200_000
@@ -181,6 +181,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
     _parameter_constraints: dict = {
         **BaseStringEmbedder._parameter_constraints,
+        **NEURAL_PARAMETER_CONSTRAINTS,
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "n_layers": [Interval(Integral, 1, None, closed="left")],
         "n_channels": [Interval(Integral, 1, None, closed="left")],
@@ -188,18 +189,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         "activation": [StrOptions({"relu"}), None],
         "input_mode": [StrOptions({"per_character", "channels"})],
         "alpha": [Interval(Real, 0, None, closed="left")],
-        "n_neighbors": [Interval(Integral, 2, None, closed="left")],
-        "n_train": [Interval(Integral, 3, None, closed="left"), None],
-        "train_sampling": [StrOptions({"uniform", "neighborhoods"})],
-        "neighborhood_size": [Interval(Integral, 1, None, closed="left")],
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "lr": [Interval(Real, 0, None, closed="neither")],
-        "device": [StrOptions({"cpu", "cuda", "auto"})],
-        "callbacks": [list, None],
-        "verbose": ["verbose"],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
     }
 
     def __init__(self, n_components=128, *, n_layers=8, n_channels=8, pooling="avg",

@@ -11,8 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStringEmbedder
-from ._neural import (NeuralEmbedderMixin, adapted_n_neighbors, mean_off_diagonal,
-                      squared_euclidean)
+from ._neural import (NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin, adapted_n_neighbors,
+                      mean_off_diagonal, squared_euclidean)
 
 _PHASE_NAMES = {1: "absolute loss", 2: "triplet loss", 3: "learned CGK'"}
 
@@ -175,26 +175,16 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
     _parameter_constraints: dict = {
         **BaseStringEmbedder._parameter_constraints,
+        **NEURAL_PARAMETER_CONSTRAINTS,
         "n_step_components": [Interval(Integral, 1, None, closed="left")],
         "hidden_size": [Interval(Integral, 1, None, closed="left")],
         "dropout": [Interval(Real, 0, 1, closed="left")],
         "phases": [tuple, list],
         "epochs_per_phase": [Interval(Integral, 0, None, closed="left"), tuple, list],
-        "n_neighbors": [Interval(Integral, 2, None, closed="left")],
-        "n_train": [Interval(Integral, 3, None, closed="left"), None],
-        "train_sampling": [StrOptions({"uniform", "neighborhoods"})],
-        "neighborhood_size": [Interval(Integral, 1, None, closed="left")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "lr": [Interval(Real, 0, None, closed="neither")],
         "threshold_lr": [Interval(Real, 0, None, closed="left")],
         "hash_lr": [Interval(Real, 0, None, closed="left")],
-        "device": [StrOptions({"cpu", "cuda", "auto"})],
-        "callbacks": [list, None],
-        "verbose": ["verbose"],
-        "n_jobs": [Integral, None],
         "output_dtype": [StrOptions({"float32", "float16"})],
         "max_output_bytes": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
     }
 
     def __init__(self, n_step_components=8, *, hidden_size=64, dropout=0.1,

@@ -5,8 +5,11 @@ import copy
 import hashlib
 import warnings
 
+from numbers import Integral, Real
+
 import numpy as np
 from joblib import effective_n_jobs
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._qgrams import qgram_profiles
 from .distances import candidate_distances, symmetric_pairwise_distances
@@ -17,6 +20,21 @@ TORCH_INFERENCE_BATCH = 512
 _NEIGHBORHOOD_CANDIDATES = 10
 # Anchors whose q-gram similarities are computed in one sparse product.
 _ANCHOR_BATCH = 64
+
+# Constraints of the parameters every neural string embedder has.
+NEURAL_PARAMETER_CONSTRAINTS = {
+    "n_neighbors": [Interval(Integral, 2, None, closed="left")],
+    "n_train": [Interval(Integral, 3, None, closed="left"), None],
+    "train_sampling": [StrOptions({"uniform", "neighborhoods"})],
+    "neighborhood_size": [Interval(Integral, 1, None, closed="left")],
+    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "lr": [Interval(Real, 0, None, closed="neither")],
+    "device": [StrOptions({"cpu", "cuda", "auto"})],
+    "callbacks": [list, None],
+    "verbose": ["verbose"],
+    "n_jobs": [Integral, None],
+    "random_state": ["random_state"],
+}
 
 
 def adapted_n_neighbors(n_neighbors, n_train, owner):
