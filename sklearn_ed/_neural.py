@@ -1,10 +1,10 @@
-"""Pieces shared by the neural string embedders (training sample, cached exact
-distances, skorch callbacks, inference device and batched torch inference)."""
+"""Pieces shared by the neural string embedders: parameter constraints, the
+training sample (uniform or neighbourhoods), cached exact distances, skorch
+callbacks, inference device and batched torch inference."""
 
 import copy
 import hashlib
 import warnings
-
 from numbers import Integral, Real
 
 import numpy as np
