@@ -307,7 +307,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         self.train_indices_ = chosen
         self.n_neighbors_ = k
         self.distance_scale_ = scale
-        cgk = self.module_.cgk if self.module_.apply_cgk else None
+        cgk = self.module_.cgk
         self.hash_table_ = None if cgk is None else cgk.table.numpy().copy()
         self.threshold_ = None if cgk is None else float(cgk.threshold)
         self.n_features_out_ = self.module_.steps_out * self.n_step_components

@@ -270,5 +270,6 @@ def test_insertion_loss_is_eq_8():
         ((0.5 * ((walked[:, x] - walked[:, y]) ** 2).sum((-1, -2)) - distances[:, c]).abs()
          - (0.5 * ((steps[:, x] - steps[:, y]) ** 2).sum(-1) - distances[:, c]).abs()).mean()
         for x, y, c in pairs])
-    assert net._insertion_loss(walked, inputs[indices], distances, pairs) == pytest.approx(
-        float(expected), rel=1e-5)
+    positions, _ = net.module_.cgk.walk(inputs[indices.reshape(-1)])
+    assert net._insertion_loss(walked, positions.reshape(2, 3, -1), distances,
+                               pairs) == pytest.approx(float(expected), rel=1e-5)

@@ -61,18 +61,16 @@ class GRUModule(nn.Module):
         self.gru2 = nn.GRU(hidden_size, hidden_size, batch_first=True)
         self.linear = nn.Linear(hidden_size, n_step_components)
         self.cgk = None
-        self.apply_cgk = False
 
     def attach_cgk(self, generator=None):
         """Add the learned CGK' walk of Phase 3 (random ``H``, ``thres = 0.5``)."""
         if self.cgk is None:
             self.cgk = LearnedCGKPrime(self.n_symbols, self.max_length, generator=generator)
-        self.apply_cgk = True
 
     @property
     def steps_out(self):
         """Number of step vectors in the output (2M with the CGK' walk)."""
-        return self.max_length * (2 if self.apply_cgk else 1)
+        return self.max_length * (1 if self.cgk is None else 2)
 
     def steps(self, symbols):
         """Step vectors (N, M, n_step_components) of padded symbols (N, M) int64."""
@@ -88,7 +86,7 @@ class GRUModule(nn.Module):
     def forward(self, symbols):
         """Embeddings (N, steps_out * n_step_components) of padded symbols (N, M)."""
         steps = self.steps(symbols)
-        if self.apply_cgk:
+        if self.cgk is not None:
             steps, _ = self.cgk(steps, symbols)
         return steps.flatten(1)
 
@@ -138,7 +136,7 @@ class LearnedCGKPrime(nn.Module):
 
     @torch.no_grad()
     def learn_from_pairs(self, walked_x, walked_y, symbols_x, distances, threshold_lr,
-                         hash_lr):
+                         hash_lr, walk_x=None):
         """One step of Algorithm 4 for a batch of pairs, from the side of ``x``.
 
         For every input step of ``x``, the walk output is changed at that
@@ -162,8 +160,10 @@ class LearnedCGKPrime(nn.Module):
             ``d_E(x, y)`` in the units of ``d_H``.
         threshold_lr, hash_lr : float
             epsilon and eta of Algorithm 4.
+        walk_x : (positions, duplicated) or None
+            :meth:`walk` of ``symbols_x`` when the caller already has it.
         """
-        positions, duplicated = self.walk(symbols_x)
+        positions, duplicated = self.walk(symbols_x) if walk_x is None else walk_x
         zero = walked_x.new_zeros(walked_x.shape[0], 1, walked_x.shape[2])
         same = _squared(walked_x, walked_y)
         left = _squared(torch.cat([walked_x[:, 1:], zero], 1), walked_y)
@@ -230,24 +230,31 @@ class HashLearningNet(TripletNet):
         batch_size = walked.shape[0]
         walked = walked.reshape(batch_size, 3, self.module_.steps_out, -1)
         symbols = self._device_inputs[indices]  # (B, 3, M), filled by infer
+        positions, duplicated = (part.reshape(batch_size, 3, -1)
+                                 for part in self.module_.cgk.walk(symbols.flatten(0, 1)))
         pairs = ((0, 1, 0), (0, 2, 1), (1, 2, 2))  # (x, y, column of d(x, y))
         first = [x for x, _, _ in pairs] + [y for _, y, _ in pairs]
         second = [y for _, y, _ in pairs] + [x for x, _, _ in pairs]
         columns = [c for _, _, c in pairs] * 2
         self.history.record_batch("insertion_loss", self._insertion_loss(
-            walked, symbols, distances, pairs))
+            walked, positions, distances, pairs))
         self.module_.cgk.learn_from_pairs(
             walked[:, first].flatten(0, 1), walked[:, second].flatten(0, 1),
             symbols[:, first].flatten(0, 1), distances[:, columns].flatten(0, 1),
-            self.threshold_lr, self.hash_lr)
+            self.threshold_lr, self.hash_lr,
+            walk_x=(positions[:, first].flatten(0, 1), duplicated[:, first].flatten(0, 1)))
         return step
 
-    def _insertion_loss(self, walked, symbols, distances, pairs):
-        """Batch mean of eq. 8 over the three pairs of every triplet."""
+    def _insertion_loss(self, walked, positions, distances, pairs):
+        """Batch mean of eq. 8 over the three pairs of every triplet.
+
+        ``walked`` (B, 3, 2M, d) are the walk outputs, ``positions`` (B, 3, M)
+        where each input step went; the plain step sequence is read back
+        from the walk output at those positions.
+        """
         batch_size, _, _, width = walked.shape
-        positions, _ = self.module_.cgk.walk(symbols.flatten(0, 1))
         flat = walked.flatten(0, 1)
-        steps = flat.gather(1, positions.unsqueeze(-1).expand(-1, -1, width))
+        steps = flat.gather(1, positions.flatten(0, 1).unsqueeze(-1).expand(-1, -1, width))
         steps = steps.reshape(batch_size, 3, -1)
         walked = walked.reshape(batch_size, 3, -1)
         total = 0.0
