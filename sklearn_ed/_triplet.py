@@ -83,6 +83,14 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         Reduced to ``n_train_ - 1`` with a warning on a smaller set.
     margin : float, default=0.1
         Margin m of the triplet loss (embeddings lie in the unit cube).
+    adaptive_margin : bool, default=False
+        Scale each triplet's margin by how much farther the negative is than
+        the positive in the exact distance: ``m * min((D(x, z) - D(x, y)) /
+        r_x, 10)``, ``r_x`` = the anchor's distance to its ``n_neighbors``-th
+        nearest object. A near-tie then asks for almost no gap and a far
+        negative for a wide one, so the embedding also keeps the order of
+        distances beyond the neighbourhood (not in the thesis, which uses a
+        constant margin; the margin of seed 000 is the distance gap itself).
     max_epochs : int, default=40
         Training epochs (one triplet per training object each, so an epoch
         is ``n_train_`` triplets). The thesis' 40 epochs were over 15,000
@@ -172,6 +180,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         "mining": [StrOptions({"neighbors", "random"})],
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "margin": [Interval(Real, 0, None, closed="left")],
+        "adaptive_margin": ["boolean"],
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "optimizer": [type, None],
@@ -186,8 +195,8 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
     def __init__(self, metric="dtw", *, network="mlp", n_components=16, positive="gaussian",
                  negative="random", mining="neighbors", n_neighbors=10, margin=0.1,
-                 max_epochs=40, batch_size=64, optimizer=None, lr=None, n_train=1000,
-                 device="cpu", callbacks=None, verbose=0, n_jobs=None, random_state=None):
+                 adaptive_margin=False, max_epochs=40, batch_size=64, optimizer=None, lr=None,
+                 n_train=1000, device="cpu", callbacks=None, verbose=0, n_jobs=None, random_state=None):
         self.metric = metric
         self.network = network
         self.n_components = n_components
@@ -196,6 +205,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.mining = mining
         self.n_neighbors = n_neighbors
         self.margin = margin
+        self.adaptive_margin = adaptive_margin
         self.max_epochs = max_epochs
         self.batch_size = batch_size
         self.optimizer = optimizer
@@ -291,7 +301,8 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         self.train_indices_, self.train_distances_ = chosen, distances
         self.n_train_ = n = len(chosen)
         self.n_neighbors_ = min(self.n_neighbors, n - 1)
-        if self.n_neighbors_ < self.n_neighbors and self.mining == "neighbors":
+        if self.n_neighbors_ < self.n_neighbors and (self.mining == "neighbors"
+                                                      or self.adaptive_margin):
             warnings.warn(f"n_neighbors={self.n_neighbors} needs at least "
                           f"{self.n_neighbors + 1} training objects, got {n}; using "
                           f"n_neighbors={self.n_neighbors_}.", UserWarning, stacklevel=3)
@@ -333,11 +344,11 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         optimizer, lr = self._optimizer()
         dataset = MinedTripletDataset(distances, mining=self.mining, positive=self.positive,
                                       negative=self.negative, n_neighbors=self.n_neighbors_,
-                                      rng=np.random.RandomState(seed))
+                                      rng=np.random.RandomState(seed), margin=self.margin,
+                                      adaptive_margin=self.adaptive_margin)
         with torch_threads(effective_n_jobs(self.n_jobs)), seeded_torch(seed, device):
             net = TripletNet(
-                self._build_network(), criterion=TripletMarginLoss,
-                criterion__margin=self.margin, optimizer=optimizer, lr=lr,
+                self._build_network(), criterion=TripletMarginLoss, optimizer=optimizer, lr=lr,
                 max_epochs=self.max_epochs, batch_size=self.batch_size, train_split=None,
                 iterator_train__shuffle=False, callbacks=callbacks,
                 verbose=int(self.verbose), device=device, inputs=torch.from_numpy(arrays))

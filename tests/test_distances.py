@@ -5,6 +5,7 @@ from sklearn_ed.distances import (
     Metric,
     available_metrics,
     candidate_distances,
+    edge_images,
     get_metric,
     images_to_point_sets,
     make_dtw_metric,
@@ -144,3 +145,18 @@ def test_images_to_point_sets_and_chamfer():
         images_to_point_sets(np.zeros((1, 4, 4)))
     with pytest.raises(ValueError, match="Point set 0"):
         pairwise_distances([np.zeros((0, 2))], metric="chamfer")
+
+
+def test_edge_images_are_the_point_sets_and_keep_chamfer_image():
+    from sklearn.datasets import load_digits
+
+    images = load_digits().images[:60]
+    edges = edge_images(images)
+    assert edges.dtype == np.float32 and set(np.unique(edges)) == {0.0, 1.0}
+    for mask, points in zip(edges, images_to_point_sets(images)):
+        np.testing.assert_array_equal(np.argwhere(mask), points)
+    np.testing.assert_array_equal(edge_images(edges), edges)  # edges of edges: the same
+    np.testing.assert_allclose(pairwise_distances(edges, metric="chamfer_image"),
+                               pairwise_distances(images, metric="chamfer_image"))
+    with pytest.raises(ValueError, match="Image 0 has no pixel"):
+        edge_images(np.zeros((1, 4, 4)))

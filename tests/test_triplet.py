@@ -12,11 +12,14 @@ from sklearn_ed.distances import get_metric, make_dtw_metric, pairwise_distances
 from sklearn_ed.metrics import exact_distance_speedup
 from sklearn_ed.nn._metric_networks import Conv1dEmbeddingNet, MLPEmbeddingNet, TripletMarginLoss
 from sklearn_ed.nn._mining import (
+    MAX_MARGIN_RATIO,
+    anchor_scales,
     draw_negatives,
     draw_positives,
     mine_triplets,
     nearest_neighbours,
     random_triplets,
+    triplet_margins,
 )
 
 N_DRAWS = 4000
@@ -164,6 +167,27 @@ def test_networks_and_loss():
                                [[0.0, 0.0], [2.0, 0.0], [1.0, 0.0]]])
     # max(0, 1 - 3 + 0.5) = 0 and max(0, 2 - 1 + 0.5) = 1.5: mean 0.75
     assert TripletMarginLoss(0.5)(embeddings).item() == pytest.approx(0.75, abs=1e-5)
+    # per-triplet margins replace the constant: max(0, -2 + 2.5) = 0.5, max(0, 1 + 0) = 1
+    margins = torch.tensor([2.5, 0.0])
+    assert TripletMarginLoss(0.5)(embeddings, margins).item() == pytest.approx(0.75, abs=1e-5)
+    margins = torch.tensor([3.0, 0.0])
+    assert TripletMarginLoss(0.5)(embeddings, margins).item() == pytest.approx(1.0, abs=1e-5)
+
+
+def test_adaptive_margin_scales_with_the_exact_gap(toy):
+    distances, _ = toy
+    triplets = np.array([[5, 6, 7], [5, 6, 11], [0, 1, 2]])
+    assert (triplet_margins(distances, triplets, 0.2) == np.float32(0.2)).all()
+    scales = anchor_scales(distances, nearest_neighbours(distances, 3))
+    np.testing.assert_allclose(scales, np.sort(distances, axis=1)[:, 3])  # 3rd nearest other
+    margins = triplet_margins(distances, triplets, 0.2, scales)
+    gaps = distances[triplets[:, 0], triplets[:, 2]] - distances[triplets[:, 0], triplets[:, 1]]
+    expected = 0.2 * np.minimum(gaps / scales[triplets[:, 0]], MAX_MARGIN_RATIO)
+    np.testing.assert_allclose(margins, expected, rtol=1e-6)
+    assert margins[1] > margins[0] > 0  # a farther negative asks for a wider gap
+    duplicates = np.array([[0.0, 0.0, 2.0], [0.0, 0.0, 4.0], [2.0, 4.0, 0.0]])
+    scales = anchor_scales(duplicates, nearest_neighbours(duplicates, 1))
+    assert scales[0] == scales[1] == 2.0 and scales[2] == 2.0  # zero scale: mean of the others
 
 
 # ---------------------------------------------------------------- distances
@@ -214,12 +238,23 @@ def test_every_strategy_fits_and_is_reproducible(walks, network, strategy):
     assert len(first.history_) == 3
 
 
+def test_adaptive_margin_reaches_the_loss_and_is_reproducible(walks):
+    distances = pairwise_distances(walks, metric="dtw")
+    constant = _fast(max_epochs=2).fit(walks, train_distances=distances)
+    adaptive = _fast(max_epochs=2, adaptive_margin=True).fit(walks, train_distances=distances)
+    again = _fast(max_epochs=2, adaptive_margin=True).fit(walks, train_distances=distances)
+    np.testing.assert_array_equal(adaptive.transform(walks), again.transform(walks))
+    # The same triplets (same seed, random negatives) with other margins: another loss.
+    assert adaptive.history_[0]["train_loss"] != constant.history_[0]["train_loss"]
+
+
 def test_fit_computes_the_same_distances_it_can_be_given(walks):
     embedder = _fast(max_epochs=1, n_jobs=2).fit(walks)
     np.testing.assert_allclose(embedder.train_distances_, pairwise_distances(walks, metric="dtw"))
 
 
-def test_training_improves_neighbour_retrieval():
+@pytest.mark.parametrize("adaptive_margin", [False, True])
+def test_training_improves_neighbour_retrieval(adaptive_margin):
     # Bumps of random position, width and height: DTW ignores the position,
     # an untrained network does not.
     rng = np.random.RandomState(0)
@@ -236,7 +271,7 @@ def test_training_improves_neighbour_retrieval():
         return exact_distance_speedup(exact, embedded, k=1, p=0.9)
 
     untrained = speedup(_fast(max_epochs=0, n_components=8))
-    trained = speedup(_fast(max_epochs=40, n_components=8))
+    trained = speedup(_fast(max_epochs=40, n_components=8, adaptive_margin=adaptive_margin))
     assert trained > 2 * untrained
 
 
@@ -313,3 +348,18 @@ def test_filter_refine_with_all_candidates_equals_brute_force(walks):
     exact = pairwise_distances(walks[test], walks[train], metric="dtw")
     np.testing.assert_array_equal(indices, np.argsort(exact, axis=1, kind="stable")[:, :3])
     assert classifier.score(walks[test], labels[test]) > 0.9
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.parametrize("network, negative", [("mlp", "gaussian"), ("conv1d", "closest")])
+def test_cuda_model_pickles_and_matches_on_cpu(walks, network, negative):
+    embedder = _fast(network=network, negative=negative, device="cuda",
+                     max_epochs=10).fit(walks)
+    on_gpu = embedder.transform(walks)
+    assert next(embedder.module_.parameters()).device.type == "cpu"
+    loaded = pickle.loads(pickle.dumps(embedder))
+    loaded.set_params(device="cpu")
+    np.testing.assert_allclose(loaded.transform(walks), on_gpu, rtol=1e-4, atol=1e-5)
+    losses = [epoch["train_loss"] for epoch in embedder.history_]
+    assert min(losses[-3:]) < losses[0]  # it trained on the GPU

@@ -7,7 +7,7 @@ grey-level images (through their edge pixels). Add more with
 :func:`register_metric`.
 """
 
-from ._chamfer import CHAMFER, CHAMFER_IMAGE, images_to_point_sets
+from ._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
 from ._dtw import DTW, make_dtw_metric
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
@@ -22,6 +22,7 @@ __all__ = [
     "Metric",
     "available_metrics",
     "candidate_distances",
+    "edge_images",
     "get_metric",
     "images_to_point_sets",
     "make_dtw_metric",

@@ -84,20 +84,21 @@ class Conv1dEmbeddingNet(nn.Module):
 class TripletMarginLoss(nn.Module):
     """``mean(max(0, ||F(x) - F(y)|| - ||F(x) - F(z)|| + margin))`` (seed 004, s4.1).
 
-    ``forward(embeddings, target)`` takes embeddings of shape (batch, 3, d)
-    in the order anchor, positive, negative; ``target`` is ignored (skorch
-    passes the dataset's dummy labels).
+    ``forward(embeddings, margins=None)`` takes embeddings of shape
+    (batch, 3, d) in the order anchor, positive, negative, and optionally one
+    margin per triplet (shape (batch,)), which replaces ``margin``.
     """
 
     def __init__(self, margin=0.1):
         super().__init__()
         self.margin = margin
 
-    def forward(self, embeddings, target=None):
+    def forward(self, embeddings, margins=None):
         anchor, positive, negative = embeddings.unbind(dim=1)
         to_positive = _norm(anchor - positive)
         to_negative = _norm(anchor - negative)
-        return torch.relu(to_positive - to_negative + self.margin).mean()
+        margin = self.margin if margins is None else margins.to(to_positive.dtype)
+        return torch.relu(to_positive - to_negative + margin).mean()
 
 
 def _norm(difference, eps=1e-12):

@@ -27,6 +27,9 @@ valid positive at all (every object at the same distance) draws no triplet.
 The baseline ``R`` ("completely random triplets", s5.3) draws two distinct
 random objects per anchor and makes the closer one (in ``D``) the positive.
 
+Each triplet carries its margin: the constant of the thesis, or (our
+addition, :func:`triplet_margins`) one scaled by the exact distance gap.
+
 All draws are vectorised over blocks of anchors (no Python loop per
 candidate); ties are broken by index, so a seeded ``RandomState`` gives the
 same triplets every time.
@@ -41,6 +44,9 @@ POSITIVE_STRATEGIES = ("random", "gaussian")
 NEGATIVE_STRATEGIES = ("random", "gaussian", "closest")
 # Anchors per vectorised block: bounds the (block, n) temporaries.
 _BLOCK = 1024
+# Cap of the adaptive margin, in multiples of ``margin``: far negatives of a
+# dense anchor would otherwise ask for gaps wider than the unit cube allows.
+MAX_MARGIN_RATIO = 10.0
 
 
 def nearest_neighbours(distances, k):
@@ -213,22 +219,56 @@ def mine_triplets(distances, *, mining="neighbors", positive="gaussian", negativ
     return triplets[rng.permutation(len(triplets))].astype(np.int64)
 
 
+def triplet_margins(distances, triplets, margin, anchor_scales=None):
+    """Margin of each triplet: ``margin``, or scaled by the exact distance gap.
+
+    With ``anchor_scales`` (the adaptive margin), a triplet ``(x, y, z)``
+    gets ``margin * min((D(x, z) - D(x, y)) / s_x, MAX_MARGIN_RATIO)``, where
+    ``s_x`` is the anchor's scale (its distance to the ``n_neighbors``-th nearest
+    object): a negative barely farther than the positive asks for almost no
+    gap in the embedding, a far one for a wide gap, so the embedding keeps
+    the order of distances beyond the neighbourhood as well as inside it.
+    """
+    if anchor_scales is None:
+        return np.full(len(triplets), margin, dtype=np.float32)
+    anchors, positives, negatives = triplets.T
+    gap = distances[anchors, negatives] - distances[anchors, positives]
+    ratio = np.minimum(gap / anchor_scales[anchors], MAX_MARGIN_RATIO)
+    return (margin * ratio).astype(np.float32)
+
+
+def anchor_scales(distances, neighbours):
+    """Each object's distance to its farthest listed neighbour, zeros replaced.
+
+    A zero scale (n duplicates of the anchor) takes the mean of the positive
+    scales, or 1 if all are zero.
+    """
+    scales = distances[np.arange(len(distances)), neighbours[:, -1]].astype(np.float64)
+    positive = scales > 0
+    scales[~positive] = scales[positive].mean() if positive.any() else 1.0
+    return scales
+
+
 class MinedTripletDataset(Dataset):
     """Index triplets of one epoch, re-mined by :class:`MineTriplets`.
 
-    Items are ``(indices (3,) int64, 0.0)``: the network embeds
+    Items are ``(indices (3,) int64, margin float32)``: the network embeds
     ``inputs[indices]`` (see :class:`sklearn_ed.nn._training.TripletNet`);
-    the target is a placeholder the loss ignores.
+    the loss uses each triplet's margin (:func:`triplet_margins`).
     """
 
-    def __init__(self, distances, *, mining, positive, negative, n_neighbors, rng):
+    def __init__(self, distances, *, mining, positive, negative, n_neighbors, rng,
+                 margin=0.1, adaptive_margin=False):
         self.distances = np.asarray(distances, dtype=np.float64)
         self.mining, self.positive, self.negative = mining, positive, negative
         self.n_neighbors = n_neighbors
         self.rng = rng
+        self.margin = margin
         self.neighbours = (nearest_neighbours(self.distances, n_neighbors)
-                           if mining == "neighbors" else None)
+                           if mining == "neighbors" or adaptive_margin else None)
+        self.scales = anchor_scales(self.distances, self.neighbours) if adaptive_margin else None
         self.triplets = torch.zeros((0, 3), dtype=torch.int64)
+        self.margins = torch.zeros(0, dtype=torch.float32)
 
     @property
     def needs_embedding(self):
@@ -240,12 +280,14 @@ class MinedTripletDataset(Dataset):
                                  embedding=embedding, rng=self.rng,
                                  neighbours=self.neighbours)
         self.triplets = torch.from_numpy(triplets)
+        self.margins = torch.from_numpy(
+            triplet_margins(self.distances, triplets, self.margin, self.scales))
 
     def __len__(self):
         return len(self.triplets)
 
     def __getitem__(self, item):
-        return self.triplets[item], torch.zeros((), dtype=torch.float32)
+        return self.triplets[item], self.margins[item]
 
 
 class MineTriplets(Callback):
