@@ -7,8 +7,9 @@ it, ``n_train=None``) and are scored by the same 9 cells (exact distances
 needed for p = 90/95/99% of the validation queries to get their k = 1/10/50
 true neighbours). With several split seeds, each model is trained and
 scored once per split and the choice pools the cells of all splits (small
-data sets: a few dozen validation queries make a single split noisy). FastMap (d = 8, 16, 32, +2d exact distances per query) is the
-reference; R and the mined strategies share each training configuration.
+data sets: a few dozen validation queries make a single split noisy).
+FastMap (d = 8, 16, 32, +2d exact distances per query) is the reference; R
+and the mined strategies share each training configuration.
 
 A configuration is ``epochs:lr:n_neighbors`` with an optional ``:adaptive``
 (``adaptive_margin=True``); ``lr`` may be ``default`` (the thesis' optimiser
@@ -21,14 +22,14 @@ the smallest geometric mean of its 9 cells (the choice rule).
 
 Usage (needs the exact base matrix cached by bench_triplet_retrieval.py)::
 
-    python benchmarks/bench_triplet_retrieval.py --dataset digits --cache /tmp/digits.npz
-    python benchmarks/bench_triplet_tuning.py --cache /tmp/digits.npz
-    python benchmarks/bench_triplet_tuning.py --cache /tmp/digits.npz --val-seed 2 \
-        --configs 200:0.01:10,200:0.01:30 --methods R,GR,RR
+    python benchmarks/bench_triplet_retrieval.py --dataset gunpoint --cache /tmp/gunpoint.npz
+    python benchmarks/bench_triplet_tuning.py --dataset gunpoint --cache /tmp/gunpoint.npz \
+        --methods R,GR,GG,GC,RR,RG,RC --configs 40:default:10,200:0.01:10:adaptive \
+        --val-seeds 1,2,3 --n-jobs 2
 
-Outputs: benchmarks/results/triplet_tuning_*.txt; their reading is in
-docs/_benchmarks/triplet.rst, and the chosen settings are ``SETTINGS`` of
-bench_triplet_retrieval.py.
+Outputs: benchmarks/results/triplet_tuning_*.txt, with the exact commands
+of each in docs/_benchmarks/triplet.rst; the chosen settings are ``TUNED``
+of bench_triplet_retrieval.py.
 """
 
 import argparse

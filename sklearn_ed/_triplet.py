@@ -53,7 +53,10 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     to the longest training length (as in the thesis); ``transform`` pads
     shorter and cuts longer objects to that length (with a warning). The
     exact ``metric`` is computed on the objects as given, and is assumed
-    symmetric (each pair is computed once).
+    symmetric (each pair is computed once). Give the network the
+    representation the metric works on: for the chamfer distance between
+    images, their edge maps (:func:`sklearn_ed.distances.edge_images`), not
+    the grey levels.
 
     Parameters
     ----------
@@ -196,7 +199,8 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     def __init__(self, metric="dtw", *, network="mlp", n_components=16, positive="gaussian",
                  negative="random", mining="neighbors", n_neighbors=10, margin=0.1,
                  adaptive_margin=False, max_epochs=40, batch_size=64, optimizer=None, lr=None,
-                 n_train=1000, device="cpu", callbacks=None, verbose=0, n_jobs=None, random_state=None):
+                 n_train=1000, device="cpu", callbacks=None, verbose=0, n_jobs=None,
+                 random_state=None):
         self.metric = metric
         self.network = network
         self.n_components = n_components
