@@ -360,6 +360,7 @@ def test_cuda_model_pickles_and_matches_on_cpu(walks, network, negative):
     assert next(embedder.module_.parameters()).device.type == "cpu"
     loaded = pickle.loads(pickle.dumps(embedder))
     loaded.set_params(device="cpu")
-    np.testing.assert_allclose(loaded.transform(walks), on_gpu, rtol=1e-4, atol=1e-5)
+    # cuDNN may convolve in TF32 (10-bit mantissa): outputs in (0, 1) agree to ~1e-3.
+    np.testing.assert_allclose(loaded.transform(walks), on_gpu, rtol=1e-3, atol=1e-3)
     losses = [epoch["train_loss"] for epoch in embedder.history_]
     assert min(losses[-3:]) < losses[0]  # it trained on the GPU
