@@ -102,6 +102,13 @@ def parse_config(config):
             "n_neighbors": int(fields[2]), "adaptive_margin": len(fields) == 4}
 
 
+def embedded_distances(zq, zb):
+    """Euclidean distances (n_queries, n_base) between two float embeddings."""
+    zq, zb = zq.astype(np.float64), zb.astype(np.float64)
+    return np.sqrt(np.maximum((zq ** 2).sum(1)[:, None] + (zb ** 2).sum(1)[None]
+                              - 2 * zq @ zb.T, 0))
+
+
 def strategy_params(method):
     """TripletMinedEmbedder parameters of a method name (R, GR, RC, ...)."""
     strategy = STRATEGIES[method]
@@ -216,15 +223,16 @@ def main():
         return collection[rows] if isinstance(collection, np.ndarray) else [
             collection[i] for i in rows]
 
+    base_objects, query_objects = take(objects, base), take(objects, queries)
     tic = time.perf_counter()
     if args.cache and os.path.exists(args.cache):
         cached = np.load(args.cache)
         base_distances, exact = cached["base"], cached["exact"]
         distance_seconds = float(cached["seconds"])
     else:
-        base_distances = symmetric_pairwise_distances(take(objects, base), metric,
+        base_distances = symmetric_pairwise_distances(base_objects, metric,
                                                       n_jobs=args.n_jobs)
-        exact = pairwise_distances(take(objects, queries), take(objects, base), metric=metric,
+        exact = pairwise_distances(query_objects, base_objects, metric=metric,
                                    n_jobs=args.n_jobs)
         distance_seconds = time.perf_counter() - tic
         if args.cache:
@@ -238,14 +246,12 @@ def main():
     fitted = Parallel(n_jobs=args.n_jobs)(
         delayed(embed_base_and_queries)(
             method, d, configs.get(method), network, metric, n_train, base_inputs,
-            query_inputs, take(objects, base), take(objects, queries), base_distances)
+            query_inputs, base_objects, query_objects, base_distances)
         for method, d in jobs)
     needed = {method: {k: [] for k in KS} for method in methods}
     timings = []
     for (method, d), (zb, zq, extra, fit_seconds) in zip(jobs, fitted):
-        zb, zq = zb.astype(np.float64), zq.astype(np.float64)
-        embedded = np.sqrt(np.maximum((zq ** 2).sum(1)[:, None] + (zb ** 2).sum(1)[None]
-                                      - 2 * zq @ zb.T, 0))
+        embedded = embedded_distances(zq, zb)
         for k in KS:
             needed[method][k].append(exact_distances_needed(exact, embedded, k=k) + extra)
         timings.append([method, d, f"{fit_seconds:.1f}"])

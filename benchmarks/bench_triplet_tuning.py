@@ -37,24 +37,19 @@ import math
 import os
 import sys
 import time
+from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import distances_at, format_table, print_footer, print_header  # noqa: E402
-from bench_triplet_retrieval import (STRATEGIES, load, parse_config,  # noqa: E402
-                                     strategy_params)
+from bench_triplet_retrieval import (STRATEGIES, embedded_distances, load,  # noqa: E402
+                                     parse_config, strategy_params)
 
 KS = (1, 10, 50)
 PS = (0.90, 0.95, 0.99)
 DEFAULT_N_VAL = {"digits": 200, "gunpoint": 30, "pig": 47, "italy": 100}
-
-
-def embedded_distances(zq, zb):
-    zq, zb = zq.astype(np.float64), zb.astype(np.float64)
-    return np.sqrt(np.maximum((zq ** 2).sum(1)[:, None] + (zb ** 2).sum(1)[None]
-                              - 2 * zq @ zb.T, 0))
 
 
 def cells(exact, embedded, offset=0):
@@ -64,22 +59,34 @@ def cells(exact, embedded, offset=0):
             for p in PS for k in KS]
 
 
-def train_and_score(method, config, data, metric, network, dim):
+class Split(NamedTuple):
+    """One training/validation split of the base set."""
+
+    X_train: np.ndarray
+    X_val: np.ndarray
+    d_train: np.ndarray  # exact distances, training x training
+    d_val: np.ndarray  # exact distances, validation x training
+    loo: np.ndarray  # d_train with -1 on the diagonal (a query finds itself first)
+    probe: np.ndarray  # training objects scored as leave-one-out queries
+    train: np.ndarray  # base indices
+    val: np.ndarray
+
+
+def train_and_score(method, config, split, metric, network, dim):
     """Validation and leave-one-out training cells of one model, and its fit time."""
     from sklearn_ed import TripletMinedEmbedder
 
-    X_train, X_val, d_train, d_val, loo, probe = data[:6]
     tic = time.perf_counter()
     embedder = TripletMinedEmbedder(metric=metric, network=network, n_components=dim,
                                     n_train=None, random_state=0, **parse_config(config),
                                     **strategy_params(method))
-    embedder.fit(X_train, train_distances=d_train)
-    z_train = embedder.transform(X_train)
+    embedder.fit(split.X_train, train_distances=split.d_train)
+    z_train = embedder.transform(split.X_train)
     seconds = time.perf_counter() - tic
-    on_val = cells(d_val, embedded_distances(embedder.transform(X_val), z_train))
-    on_train = embedded_distances(z_train[probe], z_train)
-    on_train[np.arange(len(probe)), probe] = -1.0
-    return on_val, cells(loo[probe], on_train, offset=1), seconds
+    on_val = cells(split.d_val, embedded_distances(embedder.transform(split.X_val), z_train))
+    on_train = embedded_distances(z_train[split.probe], z_train)
+    on_train[np.arange(len(split.probe)), split.probe] = -1.0
+    return on_val, cells(split.loo[split.probe], on_train, offset=1), seconds
 
 
 def geometric_mean(counts):
@@ -136,7 +143,7 @@ def main():
                 rows.append([method, config] + on_val)
                 train_rows.append([method, config] + on_train)
                 pooled.setdefault(method, {}).setdefault(config, []).extend(on_val)
-        n_train = len(splits[split][0])
+        n_train = len(splits[split].train)
         print(format_table(headers, rows, align="ll" + "r" * 9,
                            title=f"split seed {seed}, validation queries: exact distances "
                                  f"needed (n_base = {n_train})"))
@@ -159,15 +166,15 @@ def main():
 
 
 def split_base(distances, base_inputs, n_val, seed):
-    """Training/validation arrays of one split of the base set (the data of a model)."""
+    """The :class:`Split` of the base set drawn with ``seed``."""
     val = np.sort(np.random.RandomState(seed).choice(len(base_inputs), n_val, replace=False))
     train = np.setdiff1d(np.arange(len(base_inputs)), val)
     d_train = distances[np.ix_(train, train)]
     loo = d_train.copy()
     np.fill_diagonal(loo, -1.0)
     probe = np.arange(0, len(train), 6)
-    return (base_inputs[train], base_inputs[val], d_train, distances[np.ix_(val, train)], loo,
-            probe, train, val)
+    return Split(base_inputs[train], base_inputs[val], d_train, distances[np.ix_(val, train)],
+                 loo, probe, train, val)
 
 
 def model_grid(configs, methods):
@@ -189,9 +196,9 @@ def reference_rows(args, split, base_objects, metric):
     """The raw inputs (Euclidean) and FastMap at d = 8, 16, 32 on one split."""
     from sklearn_ed import FastMapEmbedder
 
-    X_train, X_val, _, d_val, _, _, train, val = split
+    X_train, X_val, train, val = split.X_train, split.X_val, split.train, split.val
     raw_name = f"raw {args.digits_input}" if args.dataset == "digits" else "raw series"
-    rows = [[raw_name, "Euclidean"] + cells(d_val, embedded_distances(
+    rows = [[raw_name, "Euclidean"] + cells(split.d_val, embedded_distances(
         X_val.reshape(len(val), -1), X_train.reshape(len(train), -1)))]
     if args.no_fastmap:
         return rows
@@ -199,8 +206,8 @@ def reference_rows(args, split, base_objects, metric):
     val_objects = [base_objects[i] for i in val]
     for d in (8, 16, 32):
         fm = FastMapEmbedder(metric=metric, n_components=d, random_state=0).fit(train_objects)
-        rows.append(["FM", f"d={d}"] + [c + 2 * d for c in cells(
-            d_val, embedded_distances(fm.transform(val_objects), fm.transform(train_objects)))])
+        embedded = embedded_distances(fm.transform(val_objects), fm.transform(train_objects))
+        rows.append(["FM", f"d={d}"] + [c + 2 * d for c in cells(split.d_val, embedded)])
     rows.append(["FM", "best d"] + [min(r[i] for r in rows[-3:]) for i in range(2, 11)])
     return rows
 
