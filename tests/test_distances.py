@@ -160,3 +160,5 @@ def test_edge_images_are_the_point_sets_and_keep_chamfer_image():
                                pairwise_distances(images, metric="chamfer_image"))
     with pytest.raises(ValueError, match="Image 0 has no pixel"):
         edge_images(np.zeros((1, 4, 4)))
+    with pytest.raises(ValueError, match="must be 3-D"):
+        edge_images(np.zeros((4, 4)))

@@ -325,6 +325,8 @@ def test_validation_errors(walks):
         fitted.transform(np.zeros((2, 3, 24)))
     with pytest.raises(ValueError, match="train_distances"):
         _fast().fit(walks, train_distances=np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="adaptive_margin"):
+        _fast(adaptive_margin="yes").fit(walks)
 
 
 def test_feature_names_pandas_output_and_tags(walks):
