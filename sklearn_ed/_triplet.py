@@ -170,6 +170,15 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     ...                                 random_state=0).fit(series)
     >>> embedder.transform(series[:5]).shape
     (5, 4)
+
+    Margins scaled by the exact distance gap, with random positives and
+    Gaussian negatives (RG):
+
+    >>> rg = TripletMinedEmbedder(metric="dtw", n_components=4, positive="random",
+    ...                           negative="gaussian", adaptive_margin=True, max_epochs=3,
+    ...                           random_state=0).fit(series)
+    >>> rg.transform(series[:5]).shape
+    (5, 4)
     """
 
     embedding_metric = "euclidean"
