@@ -68,7 +68,7 @@ STANDARD_N_QUERY = 1000
 def _embedding_rows(variant, n_repetitions, queries, base):
     """CGK embedding (Hamming) distances, as FilterRefineNeighbors would fit it."""
     from sklearn_ed import CGKEmbedder
-    from sklearn_ed.neighbors._filter import pairwise_embedding_distances
+    from sklearn_ed.index import pairwise_embedding_distances
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

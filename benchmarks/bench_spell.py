@@ -64,7 +64,7 @@ from _common import (  # noqa: E402
 def _embedding_rows(variant, n_repetitions, queries, base):
     """CGK embedding (Hamming) distances, as FilterRefineNeighbors would fit it."""
     from sklearn_ed import CGKEmbedder
-    from sklearn_ed.neighbors._filter import pairwise_embedding_distances
+    from sklearn_ed.index import pairwise_embedding_distances
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -57,6 +57,10 @@ class CGKEmbedder(BaseStringEmbedder):
         step j".
     n_features_out_ : int
         ``n_repetitions * factor * L`` with factor 3 (CGK) or 2 (CGK').
+    n_symbols_ : int
+        Number of symbol values of :meth:`transform_symbols` (the alphabet
+        plus padding and the unknown bucket); the index packs each position
+        into this many bits.
 
     See Also
     --------
@@ -120,6 +124,7 @@ class CGKEmbedder(BaseStringEmbedder):
         shape = (self.n_repetitions, out_length, self.alphabet_.n_symbols)
         self.walk_bits_ = rng.randint(0, 2, size=shape, dtype=np.uint8)
         self.n_features_out_ = self.n_repetitions * out_length
+        self.n_symbols_ = self.alphabet_.n_symbols
 
     def transform_symbols(self, X):
         """Embed strings as integer symbols (compact form of ``transform``).
@@ -145,6 +150,3 @@ class CGKEmbedder(BaseStringEmbedder):
         cgk_embed(symbols, offsets, pack_walk_bits(self.walk_bits_), self.max_length_,
                   self.variant == "cgk_prime", out)
         return out
-
-    # The filter compares compact symbols rather than float32 copies of them.
-    _transform_for_filter = transform_symbols

@@ -1,8 +1,7 @@
 """RecallCurveDisplay: recall-item curves of several embedders on one axis."""
 
 from ..distances import pairwise_distances
-from ..neighbors._base import embedding_metric_of
-from ..neighbors._filter import pairwise_embedding_distances
+from ..index import embedder_pairwise_distances
 from ._neighbours import recall_curve
 
 
@@ -84,9 +83,7 @@ class RecallCurveDisplay:
                                                  n_jobs=n_jobs)
         embedding_distances = {}
         for name, embedder in estimators.items():
-            transform = getattr(embedder, "_transform_for_filter", embedder.transform)
-            embedding_distances[name] = pairwise_embedding_distances(
-                transform(X_query), transform(X_base), embedding_metric_of(embedder))
+            embedding_distances[name] = embedder_pairwise_distances(embedder, X_query, X_base)
         return cls.from_predictions(exact_distances, embedding_distances, k=k,
                                     n_candidates=n_candidates, ax=ax)
 

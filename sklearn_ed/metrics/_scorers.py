@@ -15,8 +15,7 @@ from numbers import Integral
 import numpy as np
 
 from ..distances import pairwise_distances
-from ..neighbors._base import embedding_metric_of
-from ..neighbors._filter import pairwise_embedding_distances
+from ..index import embedder_pairwise_distances
 from ._neighbours import exact_distance_speedup, top_k_recall
 
 
@@ -24,17 +23,10 @@ def _is_filter_refine(estimator):
     return hasattr(estimator, "kneighbors") and hasattr(estimator, "embedder_")
 
 
-def _embed(estimator, X):
-    transform = getattr(estimator, "_transform_for_filter", estimator.transform)
-    return transform(X)
-
-
 def _within_fold_matrices(embedder, X, metric, n_jobs):
     """Exact and embedding distances among fold items, self-pairs excluded."""
     exact = pairwise_distances(X, metric=metric, n_jobs=n_jobs).astype(np.float64)
-    embedding = _embed(embedder, X)
-    embedded = pairwise_embedding_distances(embedding, embedding,
-                                            embedding_metric_of(embedder))
+    embedded = embedder_pairwise_distances(embedder, X)
     np.fill_diagonal(exact, np.inf)
     np.fill_diagonal(embedded, np.inf)
     return exact, embedded
@@ -45,8 +37,7 @@ def _query_base_matrices(search, X, n_jobs):
     queries = search._validate_X(X, reset=False)
     exact = pairwise_distances(queries, search._fit_X, metric=search._metric_spec,
                                n_jobs=n_jobs).astype(np.float64)
-    embedded = pairwise_embedding_distances(search._embed(queries), search._fit_embedding,
-                                            search.embedding_metric_)
+    embedded = embedder_pairwise_distances(search.embedder_, queries, search._fit_X)
     return exact, embedded
 
 

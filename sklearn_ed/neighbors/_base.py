@@ -12,7 +12,6 @@ from numbers import Integral
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, clone
-from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
@@ -21,29 +20,33 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._cgk import CGKEmbedder
 from .._strings import check_strings
 from ..distances import Metric, candidate_distances, get_metric
+from ..index import INDEX_ALGORITHMS, embed_for_index, embedding_spec, make_index
+from ..index._base import sort_by_value
 from ..utils import declare_metric_input, take_items
-from ._filter import EMBEDDING_METRICS, BruteFilter, NNDescentFilter, sort_by_value
 
-# From this many base items, filter_algorithm="auto" uses NNDescent. The
-# brute scan stays faster up to at least 100,000 items (benchmarks/bench_spell.py:
-# NNDescent's index build alone takes longer than the whole brute search).
-AUTO_NNDESCENT_MIN_SAMPLES = 1_000_000
+# Items embedded and added to the index at once during fit and partial_fit:
+# bounds the uncompressed embedding held in memory (3 KB per 1 kbp read for CGK).
+FIT_BATCH_SIZE = 65536
+# Queries filtered and refined at once: bounds the candidate matrices of a call.
+QUERY_BATCH_SIZE = 2048
 # Radius calibration: anchors, and near and random partners per anchor.
 _CALIBRATION_ANCHORS = 128
 _CALIBRATION_PARTNERS = 4
 
 
-def embedding_metric_of(embedder):
-    """Vector metric an embedder declares (last step of a Pipeline)."""
-    if isinstance(embedder, Pipeline):
-        embedder = embedder.steps[-1][1]
-    metric = getattr(embedder, "embedding_metric", "euclidean")
-    if metric not in EMBEDDING_METRICS:
-        raise ValueError(
-            f"{type(embedder).__name__}.embedding_metric must be one of "
-            f"{EMBEDDING_METRICS}, got {metric!r}."
-        )
-    return metric
+def _batches(n_items, size):
+    for start in range(0, n_items, size):
+        yield slice(start, min(start + size, n_items))
+
+
+def _concat_items(left, right):
+    """Fitted items followed by new ones, in the container ``left`` uses."""
+    if isinstance(left, np.ndarray) and left.ndim == 2:
+        return np.vstack([left, right])
+    joined = np.empty(len(left) + len(right), dtype=object)
+    joined[:len(left)] = left
+    joined[len(left):] = right
+    return joined
 
 
 class FilterRefineBase(BaseEstimator):
@@ -57,19 +60,21 @@ class FilterRefineBase(BaseEstimator):
             Interval(Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
         ],
-        "filter_algorithm": [StrOptions({"auto", "brute", "nndescent"})],
+        "filter_algorithm": [StrOptions({"auto", *INDEX_ALGORITHMS})],
+        "index_params": [dict, None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5,
-                 n_candidates=100, filter_algorithm="auto", n_jobs=None,
+                 n_candidates=100, filter_algorithm="auto", index_params=None, n_jobs=None,
                  random_state=None):
         self.embedder = embedder
         self.metric = metric
         self.n_neighbors = n_neighbors
         self.n_candidates = n_candidates
         self.filter_algorithm = filter_algorithm
+        self.index_params = index_params
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -79,11 +84,39 @@ class FilterRefineBase(BaseEstimator):
         self._fit_X = X
         self.n_samples_fit_ = len(X)
         self.embedder_ = self._make_embedder(X).fit(X)
-        self.embedding_metric_ = embedding_metric_of(self.embedder_)
-        self._fit_embedding = self._embed(X)
-        self._filter = self._make_filter().build(self._fit_embedding)
+        spec = embedding_spec(self.embedder_)
+        self.embedding_metric_ = spec.metric
+        self.index_ = None
+        self._add_to_index(X)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
         return self
+
+    def _add_to_index(self, X):
+        """Embed ``X`` batch by batch and append it to the index (built at first)."""
+        for rows in _batches(len(X), FIT_BATCH_SIZE):
+            embedding = self._embed(take_items(X, np.arange(rows.start, rows.stop)))
+            if self.index_ is None:
+                self.index_ = make_index(
+                    self.filter_algorithm, embedding_spec(self.embedder_),
+                    n_items=len(X), n_features=embedding.shape[1],
+                    params=self.index_params, random_state=self.random_state,
+                    n_jobs=self.n_jobs)
+            self.index_.add(embedding)
+
+    def _partial_fit(self, X):
+        """Append validated items to the fitted base (the embedder stays as fitted)."""
+        self._add_to_index(X)
+        self._fit_X = _concat_items(self._fit_X, X)
+        self.n_samples_fit_ = len(self._fit_X)
+        return self
+
+    def _check_partial_fit(self, X):
+        check_is_fitted(self, msg=(
+            "This %(name)s instance is not fitted yet: partial_fit appends items "
+            "to a fitted index with the fitted embedder. Call fit first."))
+        if self._metric_spec.input_type == "vectors":
+            return validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        return self._validate_X(X, reset=False)
 
     def _resolve_metric(self):
         spec = get_metric(self.metric)
@@ -112,19 +145,8 @@ class FilterRefineBase(BaseEstimator):
             "an embedder: a transformer that maps them to fixed-length vectors."
         )
 
-    def _make_filter(self):
-        algorithm = self.filter_algorithm
-        if algorithm == "auto":
-            big = self.n_samples_fit_ >= AUTO_NNDESCENT_MIN_SAMPLES
-            algorithm = "nndescent" if big else "brute"
-        if algorithm == "nndescent":
-            return NNDescentFilter(self.embedding_metric_, random_state=self.random_state,
-                                   n_jobs=self.n_jobs)
-        return BruteFilter(self.embedding_metric_)
-
     def _embed(self, X):
-        transform = getattr(self.embedder_, "_transform_for_filter", self.embedder_.transform)
-        return transform(X)
+        return embed_for_index(self.embedder_, X)
 
     def __sklearn_tags__(self):
         return declare_metric_input(super().__sklearn_tags__(), self.metric)
@@ -146,11 +168,10 @@ class FilterRefineBase(BaseEstimator):
         return n_candidates
 
     def _queries(self, X):
-        """Validated queries, their embedding and the self index to exclude."""
+        """Validated queries and the self index to exclude (``None`` for new queries)."""
         if X is None:
-            return self._fit_X, self._fit_embedding, np.arange(self.n_samples_fit_)
-        queries = self._validate_X(X, reset=False)
-        return queries, self._embed(queries), None
+            return self._fit_X, np.arange(self.n_samples_fit_)
+        return self._validate_X(X, reset=False), None
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
         """Find the K nearest neighbours of each query under the exact metric.
@@ -158,7 +179,8 @@ class FilterRefineBase(BaseEstimator):
         Candidates are the ``n_candidates`` nearest base items in the
         embedding space; the exact metric ranks them. Ties are broken by
         base index. With ``n_candidates >= n_samples_fit_`` the result is
-        the exact brute-force answer.
+        the exact brute-force answer. Queries are processed in batches, so
+        the extra memory of a call is bounded whatever their number.
 
         Parameters
         ----------
@@ -181,7 +203,7 @@ class FilterRefineBase(BaseEstimator):
         n_neighbors = self.n_neighbors if n_neighbors is None else n_neighbors
         if not isinstance(n_neighbors, Integral) or n_neighbors < 1:
             raise ValueError(f"n_neighbors must be a positive integer, got {n_neighbors!r}.")
-        queries, query_embedding, exclude = self._queries(X)
+        queries, exclude = self._queries(X)
         n_available = self.n_samples_fit_ - (exclude is not None)
         if n_neighbors > n_available:
             raise ValueError(
@@ -190,8 +212,14 @@ class FilterRefineBase(BaseEstimator):
                 "more samples."
             )
         n_candidates = self._check_n_candidates(n_neighbors, n_available)
-        candidates, _ = self._filter.query(query_embedding, n_candidates, exclude)
-        distances, indices = self._refine(queries, candidates, n_neighbors)
+        distances = np.empty((len(queries), n_neighbors), dtype=np.float64)
+        indices = np.empty((len(queries), n_neighbors), dtype=np.int64)
+        for rows in _batches(len(queries), QUERY_BATCH_SIZE):
+            batch = take_items(queries, np.arange(rows.start, rows.stop))
+            _, candidates = self.index_.search(
+                self._embed(batch), n_candidates,
+                exclude=None if exclude is None else exclude[rows])
+            distances[rows], indices[rows] = self._refine(batch, candidates, n_neighbors)
         return (distances, indices) if return_distance else indices
 
     def _refine(self, queries, candidates, n_neighbors):
@@ -252,29 +280,30 @@ class FilterRefineBase(BaseEstimator):
         rng = check_random_state(self.random_state)
         anchors = rng.choice(n_samples, size=min(_CALIBRATION_ANCHORS, n_samples), replace=False)
         n_near = min(_CALIBRATION_PARTNERS, n_samples - 1)
-        near, _ = self._filter.query(self._fit_embedding[anchors], n_near, exclude=anchors)
+        anchor_items = take_items(self._fit_X, anchors)
+        anchor_embedding = self._embed(anchor_items)
+        _, near = self.index_.search(anchor_embedding, n_near, exclude=anchors)
         far = rng.randint(0, n_samples, size=(len(anchors), _CALIBRATION_PARTNERS))
-        partners = np.hstack([near, far])
-        exact = candidate_distances(take_items(self._fit_X, anchors), self._fit_X, partners,
+        partners = np.hstack([np.where(near < 0, far[:, :1], near), far])
+        exact = candidate_distances(anchor_items, self._fit_X, partners,
                                     self._metric_spec, n_jobs=self.n_jobs).ravel()
-        embedded = self._pair_embedding_distances(np.repeat(anchors, partners.shape[1]),
-                                                  partners.ravel())
+        partner_embedding = self._embed(take_items(self._fit_X, partners.ravel()))
+        embedded = self._pair_embedding_distances(
+            np.repeat(anchor_embedding, partners.shape[1], axis=0), partner_embedding)
         if np.ptp(exact) == 0:
             scale = embedded.mean() / max(exact.mean(), 1e-12)
             return np.array([scale, 0.0])
         return np.polyfit(exact, embedded, deg=1)
 
-    def _pair_embedding_distances(self, left, right):
-        a, b = self._fit_embedding[left], self._fit_embedding[right]
+    def _pair_embedding_distances(self, a, b):
         if self.embedding_metric_ == "hamming":
             return (a != b).sum(axis=1).astype(np.float64)
+        if self.embedding_metric_ == "inner_product":
+            return -np.einsum("ij,ij->i", a.astype(np.float64), b)
         difference = a.astype(np.float64) - b
         return np.sqrt(np.einsum("ij,ij->i", difference, difference))
 
     def _embedding_threshold(self, radius):
-        if not hasattr(self, "calibration_"):
-            # Learned at the first radius query: kneighbors users never pay for it.
-            self.calibration_ = self._fit_radius_calibration()
         slope, intercept = self.calibration_
         return self.radius_blowup * max(slope * radius + intercept, 0.0)
 

@@ -3,7 +3,7 @@
 import numpy as np
 from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from ._supervised import SupervisedFilterRefineBase, neighbour_weights
 
@@ -28,8 +28,10 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         distance array.
     n_candidates : int or float, default=100
         Candidates refined per query (count, or fraction of the fitted set).
-    filter_algorithm : {"auto", "brute", "nndescent"}, default="auto"
-        Filter backend.
+    filter_algorithm : {"auto", "brute", "hnsw", "ivf", "nndescent"}, default="auto"
+        The filter's vector index (see :class:`FilterRefineNeighbors`).
+    index_params : dict, default=None
+        Construction parameters of the index.
     n_jobs : int, default=None
         Parallel jobs of the refine step.
     random_state : int, RandomState instance or None, default=None
@@ -60,10 +62,11 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
 
     def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5,
                  weights="uniform", n_candidates=100, filter_algorithm="auto",
-                 n_jobs=None, random_state=None):
+                 index_params=None, n_jobs=None, random_state=None):
         super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
                          n_candidates=n_candidates, filter_algorithm=filter_algorithm,
-                         n_jobs=n_jobs, random_state=random_state)
+                         index_params=index_params, n_jobs=n_jobs,
+                         random_state=random_state)
         self.weights = weights
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -88,6 +91,32 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         check_classification_targets(y)
         self.classes_, self._y = np.unique(y, return_inverse=True)
         return self._fit(X)
+
+    def partial_fit(self, X, y):
+        """Append labelled items without refitting the embedder.
+
+        Labels not seen before extend ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            New training items, of the kind ``fit`` saw.
+        y : array-like of shape (n_samples,)
+            Their class labels.
+
+        Returns
+        -------
+        self : FilterRefineClassifier
+            The classifier.
+        """
+        X = self._check_partial_fit(X)
+        y = column_or_1d(np.asarray(y), warn=True)
+        check_consistent_length(X, y)
+        check_classification_targets(y)
+        labels = np.concatenate([self.classes_[self._y], y])
+        self._partial_fit(X)
+        self.classes_, self._y = np.unique(labels, return_inverse=True)
+        return self
 
     def predict_proba(self, X=None):
         """Share of (weighted) neighbour votes for each class.

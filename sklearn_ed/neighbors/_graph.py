@@ -29,8 +29,10 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         Neighbours per sample.
     n_candidates : int or float, default=100
         Candidates refined per query.
-    filter_algorithm : {"auto", "brute", "nndescent"}, default="auto"
-        Filter backend.
+    filter_algorithm : {"auto", "brute", "hnsw", "ivf", "nndescent"}, default="auto"
+        The filter's vector index (see :class:`FilterRefineNeighbors`).
+    index_params : dict, default=None
+        Construction parameters of the index.
     n_jobs : int, default=None
         Parallel jobs of the refine step.
     random_state : int, RandomState instance or None, default=None
@@ -61,11 +63,12 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     }
 
     def __init__(self, embedder=None, *, mode="distance", metric="levenshtein",
-                 n_neighbors=5, n_candidates=100, filter_algorithm="auto", n_jobs=None,
-                 random_state=None):
+                 n_neighbors=5, n_candidates=100, filter_algorithm="auto", index_params=None,
+                 n_jobs=None, random_state=None):
         super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
                          n_candidates=n_candidates, filter_algorithm=filter_algorithm,
-                         n_jobs=n_jobs, random_state=random_state)
+                         index_params=index_params, n_jobs=n_jobs,
+                         random_state=random_state)
         self.mode = mode
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -86,6 +89,25 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         """
         self._resolve_metric()
         self._fit(self._validate_X(X, reset=True))
+        self._n_features_out = self.n_samples_fit_
+        return self
+
+    def partial_fit(self, X, y=None):
+        """Append items to the fitted base without refitting the embedder.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            New base items, of the kind ``fit`` saw.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : FilterRefineTransformer
+            The transformer; its graphs get ``n_samples_fit_`` columns.
+        """
+        self._partial_fit(self._check_partial_fit(X))
         self._n_features_out = self.n_samples_fit_
         return self
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 from sklearn.base import RegressorMixin, _fit_context
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from ._supervised import SupervisedFilterRefineBase, neighbour_weights
 
@@ -26,8 +26,10 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
         Averaging weights.
     n_candidates : int or float, default=100
         Candidates refined per query (count, or fraction of the fitted set).
-    filter_algorithm : {"auto", "brute", "nndescent"}, default="auto"
-        Filter backend.
+    filter_algorithm : {"auto", "brute", "hnsw", "ivf", "nndescent"}, default="auto"
+        The filter's vector index (see :class:`FilterRefineNeighbors`).
+    index_params : dict, default=None
+        Construction parameters of the index.
     n_jobs : int, default=None
         Parallel jobs of the refine step.
     random_state : int, RandomState instance or None, default=None
@@ -55,10 +57,11 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
 
     def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5,
                  weights="uniform", n_candidates=100, filter_algorithm="auto",
-                 n_jobs=None, random_state=None):
+                 index_params=None, n_jobs=None, random_state=None):
         super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
                          n_candidates=n_candidates, filter_algorithm=filter_algorithm,
-                         n_jobs=n_jobs, random_state=random_state)
+                         index_params=index_params, n_jobs=n_jobs,
+                         random_state=random_state)
         self.weights = weights
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -81,6 +84,33 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
         X, y = self._validate_X_y(X, y)
         self._y = np.asarray(y, dtype=np.float64)
         return self._fit(X)
+
+    def partial_fit(self, X, y):
+        """Append items with targets without refitting the embedder.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            New training items, of the kind ``fit`` saw.
+        y : array-like of shape (n_samples,) or (n_samples, n_outputs)
+            Their targets.
+
+        Returns
+        -------
+        self : FilterRefineRegressor
+            The regressor.
+        """
+        X = self._check_partial_fit(X)
+        y = np.asarray(y, dtype=np.float64)
+        check_consistent_length(X, y)
+        if y.ndim != self._y.ndim or y.shape[1:] != self._y.shape[1:]:
+            raise ValueError(
+                f"y has shape {y.shape}; partial_fit needs targets shaped like those "
+                f"of fit, (n_samples,) + {self._y.shape[1:]}."
+            )
+        self._partial_fit(X)
+        self._y = np.concatenate([self._y, y])
+        return self
 
     def predict(self, X=None):
         """Weighted mean target of the neighbours of each query.

@@ -9,7 +9,8 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..distances import candidate_distances
-from ._base import FilterRefineBase
+from ..utils import take_items
+from ._base import QUERY_BATCH_SIZE, FilterRefineBase, _batches
 
 
 class FilterRefineNeighbors(FilterRefineBase):
@@ -45,10 +46,16 @@ class FilterRefineNeighbors(FilterRefineBase):
         is at most ``mu * g(radius)``, with ``g`` the linear calibration of
         embedding distance against exact distance learned at fit. ``inf``
         verifies every item (exact radius search).
-    filter_algorithm : {"auto", "brute", "nndescent"}, default="auto"
-        "brute" scans all embeddings in chunks of bounded memory;
-        "nndescent" queries a pynndescent graph (approximate, for very large
-        bases); "auto" picks "nndescent" from 1,000,000 fitted samples.
+    filter_algorithm : {"auto", "brute", "hnsw", "ivf", "nndescent"}, default="auto"
+        The vector index of the filter (:mod:`sklearn_ed.index`): "brute"
+        scans every item (faiss flat indexes, exact); "hnsw" searches a faiss
+        HNSW graph and "ivf" faiss inverted lists (approximate, sub-linear);
+        "nndescent" a pynndescent graph. "auto" scans up to 20,000 items,
+        then uses HNSW (inverted lists for long symbol codes).
+    index_params : dict, default=None
+        Construction parameters of the index, for example ``{"M": 16}`` for
+        HNSW or ``{"n_probe": 32}`` for inverted lists (see the classes of
+        :mod:`sklearn_ed.index`).
     n_jobs : int, default=None
         Parallel jobs of the refine step (joblib; threads by default, any
         joblib backend such as Dask through ``joblib.parallel_config``).
@@ -65,10 +72,12 @@ class FilterRefineNeighbors(FilterRefineBase):
         Name of the exact metric.
     n_samples_fit_ : int
         Number of fitted samples.
+    index_ : BaseIndex
+        The filter's vector index over the embedded base set.
     calibration_ : ndarray of shape (2,)
         Slope and intercept of embedding distance against exact distance,
-        learned at the first radius query from up to 128 random anchors, each
-        paired with its 4 nearest and 4 random items.
+        learned at fit from up to 128 random anchors, each paired with its 4
+        nearest and 4 random items.
     n_features_in_ : int
         Number of features (numeric input only).
 
@@ -96,10 +105,11 @@ class FilterRefineNeighbors(FilterRefineBase):
 
     def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5, radius=1.0,
                  n_candidates=100, radius_blowup=1.5, filter_algorithm="auto",
-                 n_jobs=None, random_state=None):
+                 index_params=None, n_jobs=None, random_state=None):
         super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
                          n_candidates=n_candidates, filter_algorithm=filter_algorithm,
-                         n_jobs=n_jobs, random_state=random_state)
+                         index_params=index_params, n_jobs=n_jobs,
+                         random_state=random_state)
         self.radius = radius
         self.radius_blowup = radius_blowup
 
@@ -120,7 +130,31 @@ class FilterRefineNeighbors(FilterRefineBase):
             Fitted estimator.
         """
         self._resolve_metric()
-        return self._fit(self._validate_X(X, reset=True))
+        self._fit(self._validate_X(X, reset=True))
+        self.calibration_ = self._fit_radius_calibration()
+        return self
+
+    def partial_fit(self, X, y=None):
+        """Append items to the fitted base without refitting the embedder.
+
+        The new items are embedded by the fitted ``embedder_`` and added to
+        the index; they get the next indices. With ``filter_algorithm="brute"``
+        ``fit(A).partial_fit(B)`` answers queries exactly as a fit on A + B
+        with the same fitted embedder.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            New base items, of the kind ``fit`` saw.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : FilterRefineNeighbors
+            The estimator, with ``n_samples_fit_`` increased.
+        """
+        return self._partial_fit(self._check_partial_fit(X))
 
     def radius_neighbors(self, X=None, radius=None, return_distance=True, sort_results=False):
         """Items within ``radius`` of each query under the exact metric.
@@ -149,11 +183,22 @@ class FilterRefineNeighbors(FilterRefineBase):
         """
         check_is_fitted(self)
         radius = self.radius if radius is None else radius
-        if not isinstance(radius, Real) or radius < 0:
-            raise ValueError(f"radius must be a non-negative number, got {radius!r}.")
-        queries, query_embedding, exclude = self._queries(X)
+        if not isinstance(radius, Real) or not 0 <= radius < np.inf:
+            raise ValueError(f"radius must be a finite non-negative number, got {radius!r}.")
+        queries, exclude = self._queries(X)
         threshold = self._embedding_threshold(radius)
-        found = self._filter.query_radius(query_embedding, threshold, exclude)
+        neigh_dist = np.empty(len(queries), dtype=object)
+        neigh_ind = np.empty(len(queries), dtype=object)
+        for rows in _batches(len(queries), QUERY_BATCH_SIZE):
+            batch = take_items(queries, np.arange(rows.start, rows.stop))
+            found = self.index_.range_search(self._embed(batch), threshold,
+                                             None if exclude is None else exclude[rows])
+            neigh_dist[rows], neigh_ind[rows] = self._verify_radius(batch, found, radius,
+                                                                    sort_results)
+        return (neigh_dist, neigh_ind) if return_distance else neigh_ind
+
+    def _verify_radius(self, queries, found, radius, sort_results):
+        """Exact distances to the radius candidates; keep those within ``radius``."""
         width = max((len(hits) for hits in found), default=0)
         candidates = np.full((len(found), width), -1, dtype=np.int64)
         for row, hits in enumerate(found):
@@ -170,7 +215,7 @@ class FilterRefineNeighbors(FilterRefineBase):
                 order = np.lexsort((indices, distances))
                 indices, distances = indices[order], distances[order]
             neigh_ind[row], neigh_dist[row] = indices, distances
-        return (neigh_dist, neigh_ind) if return_distance else neigh_ind
+        return neigh_dist, neigh_ind
 
     def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity",
                                sort_results=False):

@@ -1,0 +1,48 @@
+"""The filter stage: vector indexes over embedded items.
+
+Every backend follows one contract (:class:`BaseIndex`): ``add`` embedded
+items, ``search`` the k nearest, ``range_search`` within a distance, pickle
+(the engine index is serialized, not rebuilt). Searches are read-only and
+safe from many threads.
+
+======================  ======================================================
+``filter_algorithm``    backend
+======================  ======================================================
+``"brute"``             :class:`FlatIndex`: exact scan (faiss flat; popcount)
+``"hnsw"``              :class:`HNSWIndex`: faiss HNSW graph
+``"ivf"``               :class:`IVFIndex`: faiss inverted lists
+``"nndescent"``         :class:`NNDescentIndex`: pynndescent graph
+``"auto"``              exact scan up to 20,000 items, then HNSW (inverted
+                        lists for symbol codes wider than 512 packed bytes)
+======================  ======================================================
+"""
+
+from ._base import BaseIndex
+from ._codes import (
+    EmbeddingSpec,
+    embed_for_index,
+    embedder_pairwise_distances,
+    embedding_spec,
+    pack_symbol_codes,
+    pairwise_embedding_distances,
+)
+from ._factory import INDEX_ALGORITHMS, make_index, resolve_algorithm
+from ._faiss import FlatIndex, HNSWIndex, IVFIndex
+from ._nndescent import NNDescentIndex
+
+__all__ = [
+    "INDEX_ALGORITHMS",
+    "BaseIndex",
+    "EmbeddingSpec",
+    "FlatIndex",
+    "HNSWIndex",
+    "IVFIndex",
+    "NNDescentIndex",
+    "embed_for_index",
+    "embedder_pairwise_distances",
+    "embedding_spec",
+    "make_index",
+    "pack_symbol_codes",
+    "pairwise_embedding_distances",
+    "resolve_algorithm",
+]

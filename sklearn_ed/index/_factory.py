@@ -1,0 +1,96 @@
+"""Choosing a backend: ``filter_algorithm`` names and the "auto" rule."""
+
+from ._codes import packed_width
+from ._faiss import FlatIndex, HNSWIndex, IVFIndex
+from ._nndescent import NNDescentIndex
+
+INDEX_ALGORITHMS = {
+    "brute": FlatIndex,
+    "hnsw": HNSWIndex,
+    "ivf": IVFIndex,
+    "nndescent": NNDescentIndex,
+}
+
+# "auto" scans every item below this many items: the exact scan is then about
+# as fast as a graph and has perfect recall (benchmarks/bench_index.py).
+AUTO_SCAN_MAX_ITEMS = 20_000
+# Symbol codes wider than this many packed bytes go to inverted lists rather
+# than a binary graph: on long reads binary HNSW loses most of the scan's
+# candidates (benchmarks/bench_index.py).
+AUTO_GRAPH_MAX_CODE_BYTES = 512
+
+
+def resolve_algorithm(algorithm, spec, n_items, n_features):
+    """The backend name "auto" stands for, given the data; others unchanged.
+
+    Parameters
+    ----------
+    algorithm : {"auto", "brute", "hnsw", "ivf", "nndescent"}
+        Requested backend.
+    spec : EmbeddingSpec
+        The embedder's declaration.
+    n_items : int
+        Number of items to index.
+    n_features : int
+        Width of the embedding.
+
+    Returns
+    -------
+    name : {"brute", "hnsw", "ivf", "nndescent"}
+        The backend to build.
+    """
+    if algorithm != "auto":
+        if algorithm not in INDEX_ALGORITHMS:
+            raise ValueError(
+                f"filter_algorithm must be 'auto' or one of {sorted(INDEX_ALGORITHMS)}, "
+                f"got {algorithm!r}."
+            )
+        return algorithm
+    if n_items <= AUTO_SCAN_MAX_ITEMS:
+        return "brute"
+    if spec.metric == "hamming" and (packed_width(n_features, spec.n_symbols)
+                                     > AUTO_GRAPH_MAX_CODE_BYTES):
+        return "ivf"
+    return "hnsw"
+
+
+def make_index(algorithm, spec, *, n_items, n_features, params=None, random_state=None,
+               n_jobs=None):
+    """An empty index for embeddings declared by ``spec``.
+
+    Parameters
+    ----------
+    algorithm : {"auto", "brute", "hnsw", "ivf", "nndescent"}
+        Backend; "auto" chooses by :func:`resolve_algorithm`.
+    spec : EmbeddingSpec
+        The embedder's declaration (metric, symbol count).
+    n_items : int
+        Expected number of items (sizes inverted lists, decides "auto").
+    n_features : int
+        Width of the embedding.
+    params : dict, default=None
+        Construction parameters of the backend (for example ``{"M": 16}``).
+    random_state : int or None, default=None
+        Seed of backends that draw at random.
+    n_jobs : int or None, default=None
+        Threads of backends that build in parallel.
+
+    Returns
+    -------
+    index : BaseIndex
+        The empty index; fill it with ``add``.
+    """
+    name = resolve_algorithm(algorithm, spec, n_items, n_features)
+    params = dict(params or {})
+    if name == "ivf":
+        params.setdefault("n_items_hint", n_items)
+        params.setdefault("random_state", random_state if isinstance(random_state, int) else 0)
+    elif name == "nndescent":
+        params.setdefault("random_state", random_state)
+        params.setdefault("n_jobs", n_jobs)
+    try:
+        return INDEX_ALGORITHMS[name](spec.metric, n_symbols=spec.n_symbols, **params)
+    except TypeError as error:
+        raise ValueError(
+            f"index_params {sorted(params)} do not fit filter_algorithm={name!r}: {error}"
+        ) from None

@@ -1,0 +1,204 @@
+"""faiss backends: exact scans, HNSW graphs and binary inverted lists.
+
+Dense vectors go to faiss's float indexes, symbol codes (one-hot packed into
+bits) to its binary indexes, whose Hamming distance is a popcount.
+"""
+
+import faiss
+import numpy as np
+
+from ._base import BaseIndex
+
+
+def _serialize(index):
+    if isinstance(index, faiss.IndexBinary):
+        return faiss.serialize_index_binary(index)
+    return faiss.serialize_index(index)
+
+
+def _deserialize(data):
+    try:
+        return faiss.deserialize_index(data)
+    except RuntimeError:
+        return faiss.deserialize_index_binary(data)
+
+
+class FaissIndex(BaseIndex):
+    """Shared plumbing of the faiss backends: serialization and the exact scan."""
+
+    def _serialize(self, index):
+        return _serialize(index)
+
+    def _deserialize(self, data):
+        return _deserialize(data)
+
+    def _n_bits(self, vectors):
+        return vectors.shape[1] * 8
+
+    def _flat(self, vectors):
+        """An exact-scan faiss index for rows like ``vectors``."""
+        if self.metric == "hamming":
+            return faiss.IndexBinaryFlat(self._n_bits(vectors))
+        if self.metric == "euclidean":
+            return faiss.IndexFlatL2(vectors.shape[1])
+        return faiss.IndexFlatIP(vectors.shape[1])
+
+
+class FlatIndex(FaissIndex):
+    """Exact scan of every item (faiss flat indexes: BLAS, or popcount on bits).
+
+    Ties at the k-th distance keep the items of smallest index, so the
+    candidates of symbol codes equal the first ``k`` of a stable sort of the
+    symbol Hamming distances.
+
+    Parameters
+    ----------
+    metric : {"hamming", "euclidean", "inner_product"}
+        Distance between embedded items.
+    n_symbols : int, default=None
+        Number of symbol values of ``"hamming"`` codes.
+    chunk_size : int, default=4096
+        Queries searched at once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ed.index import FlatIndex
+    >>> codes = np.array([[2, 3, 4], [2, 3, 5], [5, 5, 5]])
+    >>> index = FlatIndex("hamming", n_symbols=6).add(codes)
+    >>> index.search(np.array([[2, 3, 4]]), k=2)
+    (array([[0., 1.]]), array([[0, 1]]))
+    """
+
+    def _create(self, vectors):
+        return self._flat(vectors)
+
+
+class HNSWIndex(FaissIndex):
+    """Hierarchical navigable small-world graph (faiss ``IndexHNSWFlat`` or
+    ``IndexBinaryHNSW``): approximate search whose cost grows slowly with the
+    number of items.
+
+    The search breadth of a query asking for ``k`` items is
+    ``max(ef_search, ef_factor * k)``; it is passed with each search, never
+    stored, so concurrent searches do not interfere.
+
+    Parameters
+    ----------
+    metric : {"hamming", "euclidean", "inner_product"}
+        Distance between embedded items.
+    n_symbols : int, default=None
+        Number of symbol values of ``"hamming"`` codes.
+    M : int, default=32
+        Graph degree (faiss ``M``): more links, better recall, more memory.
+    ef_construction : int, default=80
+        Search breadth while inserting items.
+    ef_search : int, default=64
+        Least search breadth of a query.
+    ef_factor : float, default=2.0
+        Search breadth per requested item.
+    chunk_size : int, default=4096
+        Queries searched at once.
+    """
+
+    def __init__(self, metric, *, n_symbols=None, M=32, ef_construction=80, ef_search=64,
+                 ef_factor=2.0, chunk_size=4096):
+        super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size)
+        self.M = M
+        self.ef_construction = ef_construction
+        self.ef_search = ef_search
+        self.ef_factor = ef_factor
+
+    def _create(self, vectors):
+        if self.metric == "hamming":
+            index = faiss.IndexBinaryHNSW(self._n_bits(vectors), self.M)
+        else:
+            faiss_metric = (faiss.METRIC_L2 if self.metric == "euclidean"
+                            else faiss.METRIC_INNER_PRODUCT)
+            index = faiss.IndexHNSWFlat(vectors.shape[1], self.M, faiss_metric)
+        index.hnsw.efConstruction = self.ef_construction
+        return index
+
+    def _search(self, vectors, k):
+        breadth = max(self.ef_search, int(np.ceil(self.ef_factor * k)))
+        return self._index.search(vectors, k, params=faiss.SearchParametersHNSW(efSearch=breadth))
+
+    def _search_exhaustive(self, vectors, k):
+        return self._index.storage.search(vectors, k)
+
+    def _range_search(self, vectors, radius):
+        # Exact: the graph's own storage is a flat index.
+        return self._index.storage.range_search(vectors, radius)
+
+
+class IVFIndex(FaissIndex):
+    """Inverted lists (faiss ``IndexBinaryIVF`` / ``IndexIVFFlat``): items are
+    grouped around ``n_lists`` centroids learnt from the first items added,
+    and a query scans the ``n_probe`` nearest lists.
+
+    Long symbol codes (reads of a thousand characters) suit inverted lists
+    better than a graph: the lists grow with the square root of the items.
+
+    Parameters
+    ----------
+    metric : {"hamming", "euclidean", "inner_product"}
+        Distance between embedded items.
+    n_symbols : int, default=None
+        Number of symbol values of ``"hamming"`` codes.
+    n_lists : int, default=None
+        Number of lists; ``None`` means ``4 * sqrt(n_items_hint)`` clipped to
+        [1, 65536].
+    n_probe : int, default=None
+        Lists scanned per query; ``None`` means ``max(1, n_lists // 8)``.
+    n_items_hint : int, default=None
+        Expected number of items (sizes ``n_lists``); ``None`` uses the rows
+        of the first :meth:`add`.
+    chunk_size : int, default=4096
+        Queries searched at once.
+    random_state : int, default=0
+        Seeds the k-means that learns the centroids.
+    """
+
+    def __init__(self, metric, *, n_symbols=None, n_lists=None, n_probe=None,
+                 n_items_hint=None, chunk_size=4096, random_state=0):
+        super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size)
+        self.n_lists = n_lists
+        self.n_probe = n_probe
+        self.n_items_hint = n_items_hint
+        self.random_state = random_state
+
+    def _resolved_lists(self, n_first):
+        if self.n_lists is not None:
+            return min(self.n_lists, n_first)
+        n_items = self.n_items_hint or n_first
+        return int(np.clip(4 * np.sqrt(n_items), 1, min(65536, n_first)))
+
+    def _create(self, vectors):
+        n_lists = self._resolved_lists(len(vectors))
+        quantizer = self._flat(vectors)
+        if self.metric == "hamming":
+            index = faiss.IndexBinaryIVF(quantizer, self._n_bits(vectors), n_lists)
+        else:
+            faiss_metric = (faiss.METRIC_L2 if self.metric == "euclidean"
+                            else faiss.METRIC_INNER_PRODUCT)
+            index = faiss.IndexIVFFlat(quantizer, vectors.shape[1], n_lists, faiss_metric)
+        index.cp.seed = int(self.random_state or 0)
+        index.train(vectors)
+        return index
+
+    def _probes(self):
+        n_lists = self._index.nlist
+        return n_lists if self.n_probe is None and n_lists <= 8 else (
+            self.n_probe or max(1, n_lists // 8))
+
+    def _params(self, n_probe):
+        return faiss.SearchParametersIVF(nprobe=int(min(n_probe, self._index.nlist)))
+
+    def _search(self, vectors, k):
+        return self._index.search(vectors, k, params=self._params(self._probes()))
+
+    def _search_exhaustive(self, vectors, k):
+        return self._index.search(vectors, k, params=self._params(self._index.nlist))
+
+    def _range_search(self, vectors, radius):
+        return self._index.range_search(vectors, radius, params=self._params(self._probes()))
