@@ -15,6 +15,14 @@ def hamming_pairwise(X, Y, score_cutoff=None):
     )
 
 
+def hamming_paired(X, Y, score_cutoff=None, workers=1):
+    """Distance of ``X[i]`` to ``Y[i]`` for every i (one call for all pairs)."""
+    return process.cpdist(
+        X, Y, scorer=Hamming.distance, score_cutoff=score_cutoff,
+        dtype=np.int32, workers=workers, scorer_kwargs={"pad": True},
+    )
+
+
 def hamming_oracle(x, y):
     """Position-by-position comparison (reference)."""
     common = min(len(x), len(y))
@@ -29,4 +37,5 @@ HAMMING = Metric(
     integer_valued=True,
     supports_cutoff=True,
     oracle=hamming_oracle,
+    paired=hamming_paired,
 )

@@ -15,6 +15,14 @@ def levenshtein_pairwise(X, Y, score_cutoff=None):
     )
 
 
+def levenshtein_paired(X, Y, score_cutoff=None, workers=1):
+    """Distance of ``X[i]`` to ``Y[i]`` for every i (one call for all pairs)."""
+    return process.cpdist(
+        X, Y, scorer=Levenshtein.distance, score_cutoff=score_cutoff,
+        dtype=np.int32, workers=workers,
+    )
+
+
 def levenshtein_oracle(x, y):
     """Plain dynamic programming over Unicode code points (reference)."""
     previous = list(range(len(y) + 1))
@@ -37,4 +45,5 @@ LEVENSHTEIN = Metric(
     integer_valued=True,
     supports_cutoff=True,
     oracle=levenshtein_oracle,
+    paired=levenshtein_paired,
 )

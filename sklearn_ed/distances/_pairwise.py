@@ -3,11 +3,16 @@
 Both functions split the queries into chunks dispatched through joblib, so
 ``n_jobs`` and ``joblib.parallel_config`` (threads, processes, or a Dask
 cluster) decide where the work runs. rapidfuzz releases the GIL, so the
-default is threads.
+default is threads. Metrics with a ``paired`` kernel (rapidfuzz's
+``cpdist``) refine all pairs in one call with the metric's own threads when
+joblib runs its default backend.
 """
+
+from functools import partial
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+from joblib.parallel import get_active_backend
 
 from ..utils import take_items
 from ._registry import get_metric
@@ -105,7 +110,17 @@ def candidate_distances(X, Y, candidates, metric="levenshtein", *,
         )
     cutoffs = None if score_cutoff is None else np.asarray(score_cutoff, dtype=np.float64)
 
+    if spec.paired is not None and _default_backend():
+        # One batched call over all pairs, its threads inside the metric: no
+        # per-chunk task dispatch, which costs more than short strings do.
+        workers = effective_n_jobs(n_jobs)
+        return _paired_block(spec, X, Y, candidates, cutoffs,
+                             partial(spec.paired, workers=workers))
+
     def refine(rows):
+        if spec.paired is not None:
+            return _paired_block(spec, take_items(X, rows), Y, candidates[rows],
+                                 None if cutoffs is None else cutoffs[rows], spec.paired)
         block = np.full((len(rows), candidates.shape[1]), np.inf)
         for out_row, query in enumerate(rows):
             block[out_row] = _one_query(spec, X[query], Y, candidates[query],
@@ -116,6 +131,50 @@ def candidate_distances(X, Y, candidates, metric="levenshtein", *,
     if not chunks:
         return np.empty((0, candidates.shape[1]))
     return np.concatenate(_run_chunks(refine, chunks, n_jobs), axis=0)
+
+
+def _default_backend():
+    """Whether joblib runs with its default backend (no Dask or other config)."""
+    backend, _ = get_active_backend()
+    return type(backend).__name__ == "LokyBackend"
+
+
+def _paired_block(spec, queries, Y, candidates, cutoffs, paired):
+    """Distances of a block of queries to their candidates, one call per cut-off.
+
+    Integer-valued metrics have few distinct cut-offs, so the pairs are
+    grouped by their query's cut-off and each group is one batched call.
+    """
+    block = np.full(candidates.shape, np.inf)
+    rows, columns = np.nonzero(candidates >= 0)
+    if rows.size == 0:
+        return block
+    query_items = _as_object_array(queries)
+    base_items = Y if isinstance(Y, np.ndarray) else _as_object_array(Y)
+    pair_queries = query_items[rows]
+    pair_items = base_items[candidates[rows, columns]]
+    if cutoffs is None:
+        block[rows, columns] = paired(pair_queries, pair_items)
+        return block
+    pair_cutoffs = cutoffs[rows]
+    if spec.integer_valued:
+        pair_cutoffs = np.floor(np.minimum(pair_cutoffs, np.iinfo(np.int32).max))
+    for cutoff in np.unique(pair_cutoffs):
+        group = np.flatnonzero(pair_cutoffs == cutoff)
+        kwargs = {} if np.isinf(cutoff) or not spec.supports_cutoff else {
+            "score_cutoff": int(cutoff) if spec.integer_valued else float(cutoff)}
+        values = paired(pair_queries[group], pair_items[group], **kwargs).astype(np.float64)
+        values[values > cutoff] = np.inf
+        block[rows[group], columns[group]] = values
+    return block
+
+
+def _as_object_array(items):
+    if isinstance(items, np.ndarray):
+        return items
+    array = np.empty(len(items), dtype=object)
+    array[:] = list(items)
+    return array
 
 
 def _one_query(spec, query, Y, row, cutoff):

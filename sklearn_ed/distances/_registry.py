@@ -38,6 +38,11 @@ class Metric:
     oracle : callable, optional
         Plain reference implementation ``oracle(x, y) -> float``, used by the
         test-suite to check ``pairwise``.
+    paired : callable, optional
+        ``paired(X, Y, score_cutoff=None) -> ndarray (len(X),)``: the distance
+        of ``X[i]`` to ``Y[i]`` for every i in one call. The refine step
+        uses it to compare many queries with their own candidates without a
+        call per query.
     """
 
     name: str
@@ -46,6 +51,7 @@ class Metric:
     integer_valued: bool = False
     supports_cutoff: bool = False
     oracle: Optional[Callable] = None
+    paired: Optional[Callable] = None
 
     def __post_init__(self):
         if self.input_type not in INPUT_TYPES:

@@ -12,8 +12,9 @@ safe from many threads.
 ``"hnsw"``              :class:`HNSWIndex`: faiss HNSW graph
 ``"ivf"``               :class:`IVFIndex`: faiss inverted lists
 ``"nndescent"``         :class:`NNDescentIndex`: pynndescent graph
-``"auto"``              exact scan up to 20,000 items, then HNSW (inverted
-                        lists for symbol codes wider than 512 packed bytes)
+``"auto"``              exact scan while a query reads at most 32 MiB of
+                        codes, then HNSW (inverted lists for symbol codes
+                        wider than 512 packed bytes)
 ======================  ======================================================
 """
 

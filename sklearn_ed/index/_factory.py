@@ -11,9 +11,11 @@ INDEX_ALGORITHMS = {
     "nndescent": NNDescentIndex,
 }
 
-# "auto" scans every item below this many items: the exact scan is then about
-# as fast as a graph and has perfect recall (benchmarks/bench_index.py).
-AUTO_SCAN_MAX_ITEMS = 20_000
+# "auto" scans every item while a query reads at most this many bytes of
+# codes: about 0.6 ms per query on 2 cores (100,000 CGK-coded words, 216 bytes
+# each, in benchmarks/bench_index.py), where HNSW's build cost is not yet
+# repaid by its faster queries.
+AUTO_SCAN_MAX_BYTES = 32 * 2**20
 # Symbol codes wider than this many packed bytes go to inverted lists rather
 # than a binary graph: on long reads binary HNSW loses most of the scan's
 # candidates (benchmarks/bench_index.py).
@@ -46,10 +48,11 @@ def resolve_algorithm(algorithm, spec, n_items, n_features):
                 f"got {algorithm!r}."
             )
         return algorithm
-    if n_items <= AUTO_SCAN_MAX_ITEMS:
+    item_bytes = (packed_width(n_features, spec.n_symbols) if spec.metric == "hamming"
+                  else 4 * n_features)
+    if n_items * item_bytes <= AUTO_SCAN_MAX_BYTES:
         return "brute"
-    if spec.metric == "hamming" and (packed_width(n_features, spec.n_symbols)
-                                     > AUTO_GRAPH_MAX_CODE_BYTES):
+    if spec.metric == "hamming" and item_bytes > AUTO_GRAPH_MAX_CODE_BYTES:
         return "ivf"
     return "hnsw"
 

@@ -95,14 +95,14 @@ class HNSWIndex(FaissIndex):
         Search breadth while inserting items.
     ef_search : int, default=64
         Least search breadth of a query.
-    ef_factor : float, default=2.0
+    ef_factor : float, default=1.0
         Search breadth per requested item.
     chunk_size : int, default=4096
         Queries searched at once.
     """
 
     def __init__(self, metric, *, n_symbols=None, M=32, ef_construction=80, ef_search=64,
-                 ef_factor=2.0, chunk_size=4096):
+                 ef_factor=1.0, chunk_size=4096):
         super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size)
         self.M = M
         self.ef_construction = ef_construction
