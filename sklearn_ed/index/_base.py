@@ -200,11 +200,12 @@ class BaseIndex:
         found = []
         for rows in self._chunks(len(queries)):
             vectors = self._encode(queries[rows])
-            if np.isinf(threshold):  # every item qualifies
+            radius = self._engine_radius(threshold, vectors.shape[1])
+            if radius is None:  # every item qualifies
                 lims = np.arange(len(vectors) + 1) * self.n_items
                 ids = np.tile(np.arange(self.n_items), len(vectors))
             else:
-                lims, _, ids = self._range_search(vectors, self._engine_radius(threshold))
+                lims, _, ids = self._range_search(vectors, radius)
             for offset in range(len(lims) - 1):
                 hits = np.sort(ids[lims[offset]:lims[offset + 1]].astype(np.int64))
                 if exclude is not None and exclude[rows.start + offset] >= 0:
@@ -224,13 +225,22 @@ class BaseIndex:
             return np.sqrt(np.maximum(engine_distances, 0.0))
         return -engine_distances  # inner product: larger is nearer
 
-    def _engine_radius(self, threshold):
-        """faiss keeps items strictly below its radius; ours is inclusive."""
+    def _engine_radius(self, threshold, width):
+        """faiss keeps items strictly below its radius; ours is inclusive.
+
+        ``None`` when every item is within ``threshold`` or the radius does
+        not fit the engine's number type.
+        """
         if self.metric == "hamming":
-            return 2 * int(np.floor(threshold)) + 1
-        if self.metric == "euclidean":
-            return float(np.nextafter(np.float32(threshold) ** 2, np.float32(np.inf)))
-        return float(np.nextafter(np.float32(-threshold), np.float32(-np.inf)))
+            bits = 8 * width
+            return None if threshold >= bits else 2 * int(np.floor(threshold)) + 1
+        with np.errstate(over="ignore"):
+            radius = (np.float32(threshold) ** 2 if self.metric == "euclidean"
+                      else -np.float32(threshold))
+        if not np.isfinite(radius):
+            return None if self.metric == "euclidean" or threshold > 0 else 0.0
+        return float(np.nextafter(radius, np.float32(-np.inf if self.metric != "euclidean"
+                                                     else np.inf)))
 
     def _check_built(self):
         if self._index is None:

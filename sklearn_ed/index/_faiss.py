@@ -4,6 +4,8 @@ Dense vectors go to faiss's float indexes, symbol codes (one-hot packed into
 bits) to its binary indexes, whose Hamming distance is a popcount.
 """
 
+import threading
+
 import faiss
 import numpy as np
 
@@ -146,8 +148,8 @@ class IVFIndex(FaissIndex):
     n_symbols : int, default=None
         Number of symbol values of ``"hamming"`` codes.
     n_lists : int, default=None
-        Number of lists; ``None`` means ``4 * sqrt(n_items_hint)`` clipped to
-        [1, 65536].
+        Number of lists; ``None`` means ``sqrt(n_items_hint)``, at most one
+        list per 39 items of the first :meth:`add` (its k-means sample).
     n_probe : int, default=None
         Lists scanned per query; ``None`` means ``max(1, n_lists // 8)``.
     n_items_hint : int, default=None
@@ -166,12 +168,14 @@ class IVFIndex(FaissIndex):
         self.n_probe = n_probe
         self.n_items_hint = n_items_hint
         self.random_state = random_state
+        self._range_lock = threading.Lock()
 
     def _resolved_lists(self, n_first):
         if self.n_lists is not None:
-            return min(self.n_lists, n_first)
+            return max(1, min(self.n_lists, n_first))
         n_items = self.n_items_hint or n_first
-        return int(np.clip(4 * np.sqrt(n_items), 1, min(65536, n_first)))
+        # k-means wants ~39 training items per centroid.
+        return int(np.clip(np.sqrt(n_items), 1, max(1, min(65536, n_first // 39))))
 
     def _create(self, vectors):
         n_lists = self._resolved_lists(len(vectors))
@@ -183,6 +187,7 @@ class IVFIndex(FaissIndex):
                             else faiss.METRIC_INNER_PRODUCT)
             index = faiss.IndexIVFFlat(quantizer, vectors.shape[1], n_lists, faiss_metric)
         index.cp.seed = int(self.random_state or 0)
+        index.cp.min_points_per_centroid = 1  # n_lists is sized above; no warning
         index.train(vectors)
         return index
 
@@ -201,4 +206,19 @@ class IVFIndex(FaissIndex):
         return self._index.search(vectors, k, params=self._params(self._index.nlist))
 
     def _range_search(self, vectors, radius):
-        return self._index.range_search(vectors, radius, params=self._params(self._probes()))
+        if self.metric != "hamming":
+            return self._index.range_search(vectors, radius, params=self._params(self._probes()))
+        # faiss's binary inverted lists take no per-call parameters in a range
+        # search: set the probes under a lock (plain searches pass theirs).
+        with self._range_lock:
+            self._index.nprobe = int(min(self._probes(), self._index.nlist))
+            return self._index.range_search(vectors, radius)
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_range_lock")
+        return state
+
+    def __setstate__(self, state):
+        state["_range_lock"] = threading.Lock()
+        super().__setstate__(state)
