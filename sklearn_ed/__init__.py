@@ -10,6 +10,7 @@ from ._cluster_metric import ClusterMetricLearner
 from ._fastmap import FastMapEmbedder
 from ._gru import GRUEmbedder
 from ._triplet import TripletMinedEmbedder
+from ._persistence import load, save
 from .neighbors import (
     FilterRefineClassifier,
     FilterRefineNeighbors,
@@ -31,4 +32,6 @@ __all__ = [
     "GRUEmbedder",
     "TripletMinedEmbedder",
     "__version__",
+    "load",
+    "save",
 ]

@@ -148,6 +148,26 @@ class FilterRefineBase(BaseEstimator):
     def _embed(self, X):
         return embed_for_index(self.embedder_, X)
 
+    def save(self, path):
+        """Write the estimator to a directory of plain files (see :func:`sklearn_ed.save`).
+
+        Unlike pickle, :func:`sklearn_ed.load` of that directory never runs
+        code from it.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Directory to write.
+
+        Returns
+        -------
+        path : str
+            The directory written.
+        """
+        from .._persistence import save
+
+        return save(self, path)
+
     def __sklearn_tags__(self):
         return declare_metric_input(super().__sklearn_tags__(), self.metric)
 

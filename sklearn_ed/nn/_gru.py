@@ -54,6 +54,9 @@ class GRUModule(nn.Module):
     def __init__(self, n_symbols, max_length, hidden_size=64, n_step_components=8,
                  dropout=0.1):
         super().__init__()
+        self.init_args = {"n_symbols": n_symbols, "max_length": max_length,
+                          "hidden_size": hidden_size, "n_step_components": n_step_components,
+                          "dropout": dropout}
         self.n_symbols = n_symbols
         self.max_length = max_length
         self.dropout = dropout
@@ -61,6 +64,11 @@ class GRUModule(nn.Module):
         self.gru2 = nn.GRU(hidden_size, hidden_size, batch_first=True)
         self.linear = nn.Linear(hidden_size, n_step_components)
         self.cgk = None
+
+    def prepare_for_state_dict(self, state_dict):
+        """Add the Phase 3 walk when ``state_dict`` holds one (before loading it)."""
+        if any(key.startswith("cgk.") for key in state_dict):
+            self.attach_cgk()
 
     def attach_cgk(self, generator=None):
         """Add the learned CGK' walk of Phase 3 (random ``H``, ``thres = 0.5``)."""

@@ -79,6 +79,10 @@ class CNNEDModule(nn.Module):
     def __init__(self, n_symbols, max_length, n_components=128, n_layers=8, n_channels=8,
                  pooling="avg", activation=None, input_mode="per_character"):
         super().__init__()
+        self.init_args = {"n_symbols": n_symbols, "max_length": max_length,
+                          "n_components": n_components, "n_layers": n_layers,
+                          "n_channels": n_channels, "pooling": pooling,
+                          "activation": activation, "input_mode": input_mode}
         self.n_symbols = n_symbols
         self.max_length = max_length
         self.n_components = n_components

@@ -1,0 +1,130 @@
+"""save/load: plain files, identical answers, and refusal of damaged or foreign files."""
+
+import json
+import os
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.preprocessing import FunctionTransformer
+
+from sklearn_ed import (
+    CGKEmbedder,
+    ClusterMetricLearner,
+    CNNEDEmbedder,
+    FastMapEmbedder,
+    FilterRefineClassifier,
+    FilterRefineNeighbors,
+    FilterRefineRegressor,
+    GRUEmbedder,
+    TripletMinedEmbedder,
+    load,
+    save,
+)
+
+EMBEDDERS = [
+    None,
+    CGKEmbedder("cgk_prime", n_repetitions=2, random_state=0),
+    CNNEDEmbedder(n_components=8, n_layers=3, max_epochs=1, n_neighbors=5, random_state=0),
+    GRUEmbedder(n_step_components=2, hidden_size=4, epochs_per_phase=1, n_neighbors=5,
+                random_state=0),
+    FastMapEmbedder(n_components=3, random_state=0),
+]
+
+
+def _answers(estimator, queries):
+    if hasattr(estimator, "predict_proba"):
+        return [estimator.predict_proba(queries), *estimator.kneighbors(queries)]
+    if hasattr(estimator, "predict"):
+        return [estimator.predict(queries)]
+    return [*estimator.kneighbors(queries), *estimator.radius_neighbors(queries, radius=5)]
+
+
+def _assert_same(got, expected):
+    for a, b in zip(got, expected):
+        if a.dtype == object:
+            a, b = np.concatenate(list(a)), np.concatenate(list(b))
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("embedder", EMBEDDERS, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("algorithm", ["brute", "hnsw", "ivf"])
+def test_save_load_answers_like_the_original(families, tmp_path, embedder, algorithm):
+    strings, labels = families
+    search = FilterRefineNeighbors(embedder, n_neighbors=3, n_candidates=12,
+                                   filter_algorithm=algorithm, random_state=0).fit(strings)
+    restored = load(search.save(tmp_path / "search"))
+    queries = [s[2:] for s in strings]
+    _assert_same(_answers(restored, queries), _answers(search, queries))
+    _assert_same(_answers(pickle.loads(pickle.dumps(restored)), queries),
+                 _answers(search, queries))
+
+
+def test_supervised_and_numeric_estimators_round_trip(families, tmp_path):
+    strings, labels = families
+    classifier = FilterRefineClassifier(n_neighbors=3, random_state=0).fit(strings, labels)
+    regressor = FilterRefineRegressor(n_neighbors=3, random_state=0).fit(strings, labels * 1.5)
+    for estimator, name in [(classifier, "clf"), (regressor, "reg")]:
+        restored = load(save(estimator, tmp_path / name))
+        _assert_same(_answers(restored, strings), _answers(estimator, strings))
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 4)), np.repeat([0, 1, 2], 20)
+    learner = ClusterMetricLearner().fit(X, y)
+    np.testing.assert_array_equal(load(save(learner, tmp_path / "cml")).transform(X),
+                                  learner.transform(X))
+    triplet = TripletMinedEmbedder(metric="euclidean", n_components=2, n_neighbors=3,
+                                   max_epochs=2, random_state=0).fit(X)
+    np.testing.assert_array_equal(load(save(triplet, tmp_path / "tri")).transform(X),
+                                  triplet.transform(X))
+
+
+def test_unicode_and_surrogate_free_strings_survive(tmp_path):
+    words = ["", "naïve", "日本語", "e\u0301", "plain"]
+    search = FilterRefineNeighbors(n_neighbors=2, random_state=0).fit(words)
+    restored = load(search.save(tmp_path / "u"))
+    assert list(restored._fit_X) == words
+
+
+@pytest.fixture
+def saved(families, tmp_path):
+    strings, _ = families
+    return FilterRefineNeighbors(random_state=0).fit(strings).save(tmp_path / "saved")
+
+
+def test_missing_truncated_or_tampered_files_are_refused(saved):
+    arrays = os.path.join(saved, "arrays.npz")
+    with open(arrays, "rb") as file:
+        content = file.read()
+    with open(arrays, "wb") as file:
+        file.write(content[:-100])
+    with pytest.raises(ValueError, match="truncated or changed"):
+        load(saved)
+    os.remove(arrays)
+    with pytest.raises(ValueError, match="missing"):
+        load(saved)
+    with pytest.raises(ValueError, match="no manifest.json"):
+        load(os.path.dirname(saved) + "/nowhere")
+
+
+def test_manifest_naming_foreign_code_is_refused(saved):
+    manifest_path = os.path.join(saved, "manifest.json")
+    with open(manifest_path) as file:
+        manifest = json.load(file)
+    manifest["tree"] = {"kind": "object", "class": "os.system", "state": {"kind": "value",
+                                                                         "value": None}}
+    with open(manifest_path, "w") as file:
+        json.dump(manifest, file)
+    with pytest.raises(ValueError, match="refusing to load class 'os.system'"):
+        load(saved)
+    with open(manifest_path, "w") as file:
+        file.write("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load(saved)
+
+
+def test_objects_outside_the_libraries_cannot_be_saved(families, tmp_path):
+    strings, _ = families
+    search = FilterRefineNeighbors(FunctionTransformer(lambda X: np.zeros((len(X), 2))),
+                                   n_candidates=5).fit(strings)
+    with pytest.raises(TypeError, match="Use pickle"):
+        save(search, tmp_path / "lambda")
