@@ -64,7 +64,7 @@ def load(dataset, n_base):
     from sklearn_ed.datasets import make_genome_reads
 
     reads = make_genome_reads(n_base + 1000, random_state=0)
-    reads = list(reads.reads) if hasattr(reads, "reads") else list(reads)
+    reads = list(reads.data)
     return reads[1000:], reads[:1000]
 
 

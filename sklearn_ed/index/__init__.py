@@ -13,8 +13,8 @@ safe from many threads.
 ``"ivf"``               :class:`IVFIndex`: faiss inverted lists
 ``"nndescent"``         :class:`NNDescentIndex`: pynndescent graph
 ``"auto"``              exact scan while a query reads at most 32 MiB of
-                        codes, then HNSW (inverted lists for symbol codes
-                        wider than 512 packed bytes)
+                        codes, then HNSW; symbol codes wider than 512
+                        packed bytes (long reads) always take the scan
 ======================  ======================================================
 """
 

@@ -16,9 +16,11 @@ INDEX_ALGORITHMS = {
 # each, in benchmarks/bench_index.py), where HNSW's build cost is not yet
 # repaid by its faster queries.
 AUTO_SCAN_MAX_BYTES = 32 * 2**20
-# Symbol codes wider than this many packed bytes go to inverted lists rather
-# than a binary graph: on long reads binary HNSW loses most of the scan's
-# candidates (benchmarks/bench_index.py).
+# Symbol codes wider than this many packed bytes stay on the exact scan: on
+# 100,000 simulated 1 kbp reads (2.5 KB of bits each) neither binary HNSW nor
+# inverted lists kept the scan's candidates (IVF: 0.06 of them at 16 of 256
+# lists probed; benchmarks/bench_index_reads.py). For long strings a dense
+# learned embedding (CNNEDEmbedder) is what a graph index can serve.
 AUTO_GRAPH_MAX_CODE_BYTES = 512
 
 
@@ -53,7 +55,7 @@ def resolve_algorithm(algorithm, spec, n_items, n_features):
     if n_items * item_bytes <= AUTO_SCAN_MAX_BYTES:
         return "brute"
     if spec.metric == "hamming" and item_bytes > AUTO_GRAPH_MAX_CODE_BYTES:
-        return "ivf"
+        return "brute"
     return "hnsw"
 
 

@@ -51,8 +51,9 @@ class FilterRefineNeighbors(FilterRefineBase):
         scans every item (faiss flat indexes, exact); "hnsw" searches a faiss
         HNSW graph and "ivf" faiss inverted lists (approximate, sub-linear);
         "nndescent" a pynndescent graph. "auto" scans while a query reads at
-        most 32 MiB of codes (100,000 words), then uses HNSW (inverted lists
-        for symbol codes wider than 512 bytes, such as long reads).
+        most 32 MiB of codes (100,000 words), then uses HNSW; symbol codes
+        wider than 512 bytes (CGK codes of long reads) always take the scan,
+        which no approximate index matched on them.
     index_params : dict, default=None
         Construction parameters of the index, for example ``{"M": 16}`` for
         HNSW or ``{"n_probe": 32}`` for inverted lists (see the classes of
