@@ -127,7 +127,7 @@ def test_auto_scans_small_bases_and_picks_by_code_width():
     assert resolve_algorithm("auto", spec, 1_000, 3000) == "brute"
     assert resolve_algorithm("auto", spec, 1_000_000, 3000) == "brute"
     assert resolve_algorithm("auto", embedding_spec(CGKEmbedder().fit(["ab"])),
-                             1_000_000, 30) == "hnsw"
+                             5_000_000, 30) == "hnsw"
     dense = embedding_spec(FunctionTransformer())
     assert resolve_algorithm("auto", dense, 10_000, 128) == "brute"
     assert resolve_algorithm("auto", dense, 1_000_000, 128) == "hnsw"
