@@ -263,3 +263,30 @@ def test_huge_radius_returns_every_item(families, metric):
     search = FilterRefineNeighbors(metric=metric, random_state=0).fit(X)
     found = search.radius_neighbors(X[:2], radius=1e300, return_distance=False)
     assert all(len(hits) == len(X) for hits in found)
+
+
+def test_cuda_device_without_gpu_warns_and_stays_on_cpu():
+    import faiss
+
+    if hasattr(faiss, "StandardGpuResources") and faiss.get_num_gpus():
+        pytest.skip("a GPU is present")
+    vectors = np.random.default_rng(0).normal(size=(50, 4)).astype(np.float32)
+    with pytest.warns(UserWarning, match="sees no GPU"):
+        index = FlatIndex("euclidean", device="cuda").add(vectors)
+    np.testing.assert_array_equal(index.search(vectors[:3], 1)[1].ravel(), [0, 1, 2])
+    with pytest.raises(ValueError, match="device must be"):
+        FlatIndex("euclidean", device="tpu")
+
+
+@pytest.mark.gpu
+def test_cuda_flat_index_matches_cpu():
+    import faiss
+
+    if not (hasattr(faiss, "StandardGpuResources") and faiss.get_num_gpus()):
+        pytest.skip("faiss sees no GPU")
+    vectors = np.random.default_rng(0).normal(size=(500, 16)).astype(np.float32)
+    gpu = FlatIndex("euclidean", device="cuda").add(vectors)
+    cpu = FlatIndex("euclidean").add(vectors)
+    np.testing.assert_array_equal(gpu.search(vectors, 5)[1], cpu.search(vectors, 5)[1])
+    restored = pickle.loads(pickle.dumps(gpu))
+    np.testing.assert_array_equal(restored.search(vectors, 5)[1], cpu.search(vectors, 5)[1])

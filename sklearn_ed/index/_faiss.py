@@ -5,6 +5,7 @@ bits) to its binary indexes, whose Hamming distance is a popcount.
 """
 
 import threading
+import warnings
 
 import faiss
 import numpy as np
@@ -25,14 +26,38 @@ def _deserialize(data):
         return faiss.deserialize_index_binary(data)
 
 
+def _on_gpu(index, device):
+    """``index`` moved to every GPU for ``device="cuda"``, when faiss can; else as is."""
+    if device != "cuda" or isinstance(index, faiss.IndexBinary):
+        if device == "cuda":
+            warnings.warn("faiss has no GPU version of binary indexes; the symbol-code "
+                          "index stays on the CPU.", UserWarning, stacklevel=4)
+        return index
+    if not hasattr(faiss, "StandardGpuResources") or faiss.get_num_gpus() == 0:
+        warnings.warn("index_params device='cuda' but this faiss build sees no GPU "
+                      "(install faiss-gpu on a CUDA machine); the index runs on the CPU.",
+                      UserWarning, stacklevel=4)
+        return index
+    return faiss.index_cpu_to_all_gpus(index)
+
+
 class FaissIndex(BaseIndex):
     """Shared plumbing of the faiss backends: serialization and the exact scan."""
 
+    def __init__(self, metric, *, n_symbols=None, chunk_size=4096, device="cpu"):
+        super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size)
+        if device not in ("cpu", "cuda"):
+            raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}.")
+        self.device = device
+
     def _serialize(self, index):
+        if self.device == "cuda" and hasattr(faiss, "index_gpu_to_cpu") and \
+                not isinstance(index, faiss.IndexBinary) and faiss.get_num_gpus():
+            index = faiss.index_gpu_to_cpu(index)
         return _serialize(index)
 
     def _deserialize(self, data):
-        return _deserialize(data)
+        return _on_gpu(_deserialize(data), self.device)
 
     def _n_bits(self, vectors):
         return vectors.shape[1] * 8
@@ -61,6 +86,10 @@ class FlatIndex(FaissIndex):
         Number of symbol values of ``"hamming"`` codes.
     chunk_size : int, default=4096
         Queries searched at once.
+    device : {"cpu", "cuda"}, default="cpu"
+        ``"cuda"`` moves dense indexes to every GPU when faiss has GPU
+        support, and warns and stays on the CPU otherwise (binary indexes
+        have no GPU version).
 
     Examples
     --------
@@ -73,7 +102,7 @@ class FlatIndex(FaissIndex):
     """
 
     def _create(self, vectors):
-        return self._flat(vectors)
+        return _on_gpu(self._flat(vectors), self.device)
 
 
 class HNSWIndex(FaissIndex):
@@ -105,6 +134,7 @@ class HNSWIndex(FaissIndex):
 
     def __init__(self, metric, *, n_symbols=None, M=32, ef_construction=80, ef_search=64,
                  ef_factor=1.0, chunk_size=4096):
+        # faiss has no GPU HNSW: the graph always runs on the CPU.
         super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size)
         self.M = M
         self.ef_construction = ef_construction
@@ -159,11 +189,13 @@ class IVFIndex(FaissIndex):
         Queries searched at once.
     random_state : int, default=0
         Seeds the k-means that learns the centroids.
+    device : {"cpu", "cuda"}, default="cpu"
+        As for :class:`FlatIndex`.
     """
 
     def __init__(self, metric, *, n_symbols=None, n_lists=None, n_probe=None,
-                 n_items_hint=None, chunk_size=4096, random_state=0):
-        super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size)
+                 n_items_hint=None, chunk_size=4096, random_state=0, device="cpu"):
+        super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size, device=device)
         self.n_lists = n_lists
         self.n_probe = n_probe
         self.n_items_hint = n_items_hint
@@ -189,7 +221,7 @@ class IVFIndex(FaissIndex):
         index.cp.seed = int(self.random_state or 0)
         index.cp.min_points_per_centroid = 1  # n_lists is sized above; no warning
         index.train(vectors)
-        return index
+        return _on_gpu(index, self.device)
 
     def _probes(self):
         n_lists = self._index.nlist
