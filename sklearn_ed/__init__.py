@@ -11,6 +11,7 @@ from ._fastmap import FastMapEmbedder
 from ._gru import GRUEmbedder
 from ._triplet import TripletMinedEmbedder
 from ._persistence import load, save
+from ._qgram_embedder import QGramEmbedder
 from .neighbors import (
     FilterRefineClassifier,
     FilterRefineNeighbors,
@@ -30,6 +31,7 @@ __all__ = [
     "FilterRefineRegressor",
     "FilterRefineTransformer",
     "GRUEmbedder",
+    "QGramEmbedder",
     "TripletMinedEmbedder",
     "__version__",
     "load",

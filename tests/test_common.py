@@ -21,6 +21,7 @@ from sklearn_ed import (
     FilterRefineRegressor,
     FilterRefineTransformer,
     GRUEmbedder,
+    QGramEmbedder,
     TripletMinedEmbedder,
 )
 from sklearn_ed.metrics import make_top_k_recall_scorer
@@ -51,6 +52,8 @@ STRING_ESTIMATORS = [
     CGKEmbedder("cgk_prime", n_repetitions=2, random_state=0),
     CNNEDEmbedder(n_components=16, n_layers=3, max_epochs=2, n_neighbors=10, random_state=0),
     FastMapEmbedder(n_components=4, random_state=0),
+    QGramEmbedder(),
+    QGramEmbedder(q=3, weighting="binary", padding=False),
     GRUEmbedder(n_step_components=2, hidden_size=4, epochs_per_phase=1, n_neighbors=10,
                 random_state=0),
     FilterRefineNeighbors(n_neighbors=3, n_candidates=10, random_state=0),

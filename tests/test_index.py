@@ -115,7 +115,7 @@ def test_index_rejects_bad_input():
     with pytest.raises(ValueError, match="supports metric"):
         NNDescentIndex("inner_product")
     with pytest.raises(ValueError, match="filter_algorithm must be"):
-        resolve_algorithm("annoy", None, 10, 2)
+        resolve_algorithm("annoy", embedding_spec(FunctionTransformer()), 10, 2)
     with pytest.raises(ValueError, match="index_params"):
         make_index("hnsw", embedding_spec(FunctionTransformer()), n_items=10, n_features=2,
                    params={"n_probe": 3})

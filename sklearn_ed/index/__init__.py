@@ -12,6 +12,7 @@ safe from many threads.
 ``"hnsw"``              :class:`HNSWIndex`: faiss HNSW graph
 ``"ivf"``               :class:`IVFIndex`: faiss inverted lists
 ``"nndescent"``         :class:`NNDescentIndex`: pynndescent graph
+(sparse embeddings)     :class:`SparseCosineIndex`: top-n cosine product
 ``"auto"``              exact scan while a query reads at most 32 MiB of
                         codes, then HNSW; symbol codes wider than 512
                         packed bytes (long reads) always take the scan
@@ -30,6 +31,7 @@ from ._codes import (
 from ._factory import INDEX_ALGORITHMS, make_index, resolve_algorithm
 from ._faiss import FlatIndex, HNSWIndex, IVFIndex
 from ._nndescent import NNDescentIndex
+from ._sparse import SparseCosineIndex
 
 __all__ = [
     "INDEX_ALGORITHMS",
@@ -39,6 +41,7 @@ __all__ = [
     "HNSWIndex",
     "IVFIndex",
     "NNDescentIndex",
+    "SparseCosineIndex",
     "embed_for_index",
     "embedder_pairwise_distances",
     "embedding_spec",

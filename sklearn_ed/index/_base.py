@@ -14,8 +14,13 @@ extra memory of a call does not grow with the number of queries beyond its
 """
 
 import numpy as np
+from scipy import sparse
 
 from ._codes import EMBEDDING_METRICS, pack_symbol_codes
+
+
+def _as_rows(queries):
+    return queries if sparse.issparse(queries) else np.asarray(queries)
 
 
 def sort_by_value(indices, values):
@@ -152,11 +157,11 @@ class BaseIndex:
             Item indices; ``-1`` where the index found fewer items.
         """
         self._check_built()
-        queries = np.asarray(queries)
+        queries = _as_rows(queries)
         width = min(k, self.n_items - (exclude is not None))
-        distances = np.empty((len(queries), width), dtype=np.float64)
-        indices = np.empty((len(queries), width), dtype=np.int64)
-        for rows in self._chunks(len(queries)):
+        distances = np.empty((queries.shape[0], width), dtype=np.float64)
+        indices = np.empty((queries.shape[0], width), dtype=np.int64)
+        for rows in self._chunks(queries.shape[0]):
             vectors = self._encode(queries[rows])
             n_asked = min(width + (exclude is not None), self.n_items)
             if n_asked >= self.n_items:
@@ -196,9 +201,9 @@ class BaseIndex:
             Item indices per query, ascending.
         """
         self._check_built()
-        queries = np.asarray(queries)
+        queries = _as_rows(queries)
         found = []
-        for rows in self._chunks(len(queries)):
+        for rows in self._chunks(queries.shape[0]):
             vectors = self._encode(queries[rows])
             radius = self._engine_radius(threshold, vectors.shape[1])
             if radius is None:  # every item qualifies

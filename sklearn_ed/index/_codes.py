@@ -8,6 +8,8 @@ An embedder declares its output with the class attribute
   fitted attribute ``n_symbols_`` (codes are in ``[0, n_symbols_)``).
 - ``"euclidean"`` or ``"inner_product"``: dense float vectors from
   ``transform(X)``.
+- ``"cosine"``: sparse rows from ``transform(X)`` (scipy CSR), compared by
+  cosine similarity (:class:`~sklearn_ed.QGramEmbedder`).
 
 A :class:`~sklearn.pipeline.Pipeline` declares what its last step declares,
 and embeds through its earlier steps first, so a Pipeline ending in an
@@ -17,11 +19,12 @@ embedder is indexed exactly like the embedder itself.
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 from sklearn.pipeline import Pipeline
 
 from ._kernels import pack_one_hot
 
-EMBEDDING_METRICS = ("hamming", "euclidean", "inner_product")
+EMBEDDING_METRICS = ("hamming", "euclidean", "inner_product", "cosine")
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,7 @@ class EmbeddingSpec:
 
     Attributes
     ----------
-    metric : {"hamming", "euclidean", "inner_product"}
+    metric : {"hamming", "euclidean", "inner_product", "cosine"}
         Distance between embedded items.
     n_symbols : int or None
         Number of distinct symbol values (``"hamming"`` only).
@@ -100,7 +103,16 @@ def embed_for_index(embedder, X):
     last = _last_step(embedder)
     if spec.metric == "hamming":
         return last.transform_symbols(X)
-    return np.ascontiguousarray(last.transform(X), dtype=np.float32)
+    output = last.transform(X)
+    if spec.metric == "cosine":
+        return output.tocsr() if sparse.issparse(output) else sparse.csr_matrix(output)
+    if sparse.issparse(output):
+        raise ValueError(
+            f"{type(last).__name__} returns sparse rows but declares "
+            f"embedding_metric={spec.metric!r}; sparse embeddings are compared by cosine: "
+            "declare embedding_metric = 'cosine'."
+        )
+    return np.ascontiguousarray(output, dtype=np.float32)
 
 
 def pack_symbol_codes(symbols, n_symbols):
@@ -168,6 +180,12 @@ def pairwise_embedding_distances(query_embedding, base_embedding, metric, n_symb
         faiss.hammings(faiss.swig_ptr(queries), faiss.swig_ptr(base), len(queries), len(base),
                        queries.shape[1], faiss.swig_ptr(out))
         return out / 2.0
+    if metric == "cosine":
+        from sklearn.preprocessing import normalize
+
+        similarity = normalize(sparse.csr_matrix(query_embedding)) @ normalize(
+            sparse.csr_matrix(base_embedding)).T
+        return 1.0 - similarity.toarray().astype(np.float64)
     queries = np.ascontiguousarray(query_embedding, dtype=np.float32)
     base = np.ascontiguousarray(base_embedding, dtype=np.float32)
     if metric == "inner_product":

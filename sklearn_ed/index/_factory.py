@@ -3,6 +3,7 @@
 from ._codes import packed_width
 from ._faiss import FlatIndex, HNSWIndex, IVFIndex
 from ._nndescent import NNDescentIndex
+from ._sparse import SparseCosineIndex
 
 INDEX_ALGORITHMS = {
     "brute": FlatIndex,
@@ -40,9 +41,17 @@ def resolve_algorithm(algorithm, spec, n_items, n_features):
 
     Returns
     -------
-    name : {"brute", "hnsw", "ivf", "nndescent"}
-        The backend to build.
+    name : {"brute", "hnsw", "ivf", "nndescent", "sparse"}
+        The backend to build ("sparse" for cosine embeddings).
     """
+    if spec.metric == "cosine":
+        if algorithm not in ("auto", "brute"):
+            raise ValueError(
+                f"filter_algorithm={algorithm!r} needs dense vectors; sparse cosine "
+                "embeddings (QGramEmbedder) use the sparse top-n search: "
+                "filter_algorithm='auto' or 'brute'."
+            )
+        return "sparse"
     if algorithm != "auto":
         if algorithm not in INDEX_ALGORITHMS:
             raise ValueError(
@@ -87,15 +96,30 @@ def make_index(algorithm, spec, *, n_items, n_features, params=None, random_stat
     """
     name = resolve_algorithm(algorithm, spec, n_items, n_features)
     params = dict(params or {})
+    if name == "sparse":
+        params.setdefault("n_threads", _threads(n_jobs))
+        return _build(SparseCosineIndex, spec.metric, params, name)
     if name == "ivf":
         params.setdefault("n_items_hint", n_items)
         params.setdefault("random_state", random_state if isinstance(random_state, int) else 0)
     elif name == "nndescent":
         params.setdefault("random_state", random_state)
         params.setdefault("n_jobs", n_jobs)
+    return _build(INDEX_ALGORITHMS[name], spec.metric, dict(params, n_symbols=spec.n_symbols),
+                  name)
+
+
+def _build(cls, metric, params, name):
     try:
-        return INDEX_ALGORITHMS[name](spec.metric, n_symbols=spec.n_symbols, **params)
+        return cls(metric, **params)
     except TypeError as error:
         raise ValueError(
             f"index_params {sorted(params)} do not fit filter_algorithm={name!r}: {error}"
         ) from None
+
+
+def _threads(n_jobs):
+    from joblib import effective_n_jobs
+
+    n_threads = effective_n_jobs(n_jobs)
+    return None if n_threads <= 1 else n_threads

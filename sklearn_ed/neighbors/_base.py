@@ -12,7 +12,7 @@ from numbers import Integral
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, clone
-from sklearn.preprocessing import FunctionTransformer
+from sklearn.preprocessing import FunctionTransformer, normalize
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -37,6 +37,18 @@ _CALIBRATION_PARTNERS = 4
 def _batches(n_items, size):
     for start in range(0, n_items, size):
         yield slice(start, min(start + size, n_items))
+
+
+# Strings up to one machine word: rapidfuzz's bit-parallel Levenshtein is then
+# linear in the length and a cut-off saves less than a second refine call costs.
+_SHORT_STRING_LENGTH = 64
+
+
+def _short_strings(items):
+    """Whether ``items`` are strings of mean length at most one machine word."""
+    if len(items) == 0 or not isinstance(items[0], str):
+        return False
+    return sum(map(len, items)) <= _SHORT_STRING_LENGTH * len(items)
 
 
 def _concat_items(left, right):
@@ -245,7 +257,8 @@ class FilterRefineBase(BaseEstimator):
     def _refine(self, queries, candidates, n_neighbors):
         """Exact distances to the candidates; keep the best ``n_neighbors``."""
         spec = self._metric_spec
-        if spec.supports_cutoff and candidates.shape[1] > n_neighbors:
+        if spec.supports_cutoff and candidates.shape[1] > n_neighbors and \
+                not _short_strings(queries):
             # The best-embedded n_neighbors candidates bound the k-th distance;
             # rapidfuzz abandons the remaining pairs as soon as they exceed it.
             head = candidate_distances(queries, self._fit_X, candidates[:, :n_neighbors],
@@ -308,14 +321,18 @@ class FilterRefineBase(BaseEstimator):
         exact = candidate_distances(anchor_items, self._fit_X, partners,
                                     self._metric_spec, n_jobs=self.n_jobs).ravel()
         partner_embedding = self._embed(take_items(self._fit_X, partners.ravel()))
-        embedded = self._pair_embedding_distances(
-            np.repeat(anchor_embedding, partners.shape[1], axis=0), partner_embedding)
+        anchor_rows = np.repeat(np.arange(len(anchors)), partners.shape[1])
+        embedded = self._pair_embedding_distances(anchor_embedding[anchor_rows],
+                                                  partner_embedding)
         if np.ptp(exact) == 0:
             scale = embedded.mean() / max(exact.mean(), 1e-12)
             return np.array([scale, 0.0])
         return np.polyfit(exact, embedded, deg=1)
 
     def _pair_embedding_distances(self, a, b):
+        if self.embedding_metric_ == "cosine":
+            a, b = normalize(a), normalize(b)
+            return 1.0 - np.asarray(a.multiply(b).sum(axis=1), dtype=np.float64).ravel()
         if self.embedding_metric_ == "hamming":
             return (a != b).sum(axis=1).astype(np.float64)
         if self.embedding_metric_ == "inner_product":

@@ -1,0 +1,108 @@
+"""QGramEmbedder and the sparse cosine index."""
+
+import numpy as np
+import pytest
+from scipy import sparse
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_ed import CGKEmbedder, FilterRefineClassifier, FilterRefineNeighbors, QGramEmbedder
+from sklearn_ed.distances import pairwise_distances
+from sklearn_ed.index import SparseCosineIndex
+from sklearn_ed.metrics import make_top_k_recall_scorer
+
+
+def _qgrams(string, q):
+    return [string[i:i + q] for i in range(len(string) - q + 1)]
+
+
+def test_profiles_count_the_q_grams():
+    embedder = QGramEmbedder(q=2, weighting="count", padding=False).fit(["abab", "ba"])
+    names = list(embedder.get_feature_names_out())
+    row = embedder.transform(["abab"]).toarray()[0]
+    counts = {name: row[i] for i, name in enumerate(names)}
+    # "abab" has 2-grams ab, ba, ab: counts 2 and 1 before normalization.
+    assert counts["ab"] == pytest.approx(2 / np.sqrt(5))
+    assert counts["ba"] == pytest.approx(1 / np.sqrt(5))
+    assert sparse.issparse(embedder.transform(["ab"]))
+
+
+def test_padding_gives_short_and_empty_strings_q_grams():
+    embedder = QGramEmbedder(q=3).fit(["a", "word", ""])
+    profiles = embedder.transform(["", "a", "zz"])
+    assert profiles[:2].getnnz(axis=1).tolist() == [2, 3]
+    np.testing.assert_allclose(sparse.linalg.norm(profiles[:2], axis=1), 1.0, rtol=1e-6)
+    assert embedder.transform(["zz"]).nnz <= 2  # unseen q-grams are ignored
+
+
+def test_default_q_follows_alphabet_and_length():
+    words = ["".join(np.random.default_rng(i).choice(list("abcdefghij"), 8))
+             for i in range(50)]
+    assert QGramEmbedder().fit(words).q_ == 2
+    dna = ["".join(np.random.default_rng(i).choice(list("ACGT"), 1000)) for i in range(5)]
+    assert QGramEmbedder().fit(dna).q_ == 6
+
+
+def test_bad_q():
+    with pytest.raises(InvalidParameterError):
+        QGramEmbedder(q=0).fit(["abc"])
+    with pytest.raises(ValueError, match="longer than every training string"):
+        QGramEmbedder(q=5, padding=False).fit(["abc", "ab"])
+
+
+def test_filter_refine_with_q_grams_finds_the_exact_neighbours(families):
+    strings, _ = families
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3, n_candidates=15).fit(strings)
+    queries = [s[1:] + "A" for s in strings]
+    distances, _ = search.kneighbors(queries)
+    exact = np.sort(pairwise_distances(queries, strings), axis=1)[:, :3]
+    assert search.embedding_metric_ == "cosine"
+    assert isinstance(search.index_, SparseCosineIndex)
+    assert np.mean(distances == exact) >= 0.95
+
+
+def test_all_candidates_equal_brute_force(families):
+    strings, _ = families
+    search = FilterRefineNeighbors(QGramEmbedder(q=4), n_neighbors=4,
+                                   n_candidates=len(strings)).fit(strings)
+    brute = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=4,
+                                  n_candidates=len(strings)).fit(strings)
+    for got, expected in zip(search.kneighbors(strings + ["", "zzz"]),
+                             brute.kneighbors(strings + ["", "zzz"])):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_sparse_index_search_and_range_search_match_dense_cosine():
+    base = sparse.random(300, 40, density=0.2, random_state=0, format="csr", dtype=np.float32)
+    queries = sparse.random(12, 40, density=0.3, random_state=1, format="csr",
+                            dtype=np.float32)
+    index = SparseCosineIndex().add(base[:200]).add(base[200:])
+    dense_base = base.toarray() / np.maximum(np.linalg.norm(base.toarray(), axis=1), 1e-30)[:, None]
+    dense_queries = queries.toarray() / np.linalg.norm(queries.toarray(), axis=1)[:, None]
+    full = 1 - dense_queries @ dense_base.T
+    distances, indices = index.search(queries, 5)
+    np.testing.assert_allclose(distances, np.sort(full, axis=1)[:, :5], atol=1e-5)
+    found = index.range_search(queries, 0.7)
+    for row, hits in enumerate(found):
+        assert set(np.flatnonzero(full[row] <= 0.7 - 1e-4)) <= set(hits)
+        assert set(hits) <= set(np.flatnonzero(full[row] <= 0.7 + 1e-4))
+
+
+def test_q_grams_in_pipeline_and_grid_search(families):
+    strings, labels = families
+    classifier = make_pipeline(FunctionTransformer(lambda X: [s.lower() for s in X]),
+                               FilterRefineClassifier(QGramEmbedder(), n_neighbors=3))
+    grid = GridSearchCV(classifier, {"filterrefineclassifier__embedder__q": [2, 3]}, cv=3)
+    assert grid.fit(strings, labels).best_score_ > 0.9
+    scored = GridSearchCV(FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3),
+                          {"embedder__weighting": ["binary", "tfidf"]}, cv=3,
+                          scoring=make_top_k_recall_scorer(k=3)).fit(strings)
+    assert scored.best_score_ > 0.5
+
+
+def test_dense_indexes_refuse_sparse_embeddings(families):
+    strings, _ = families
+    with pytest.raises(ValueError, match="needs dense vectors"):
+        FilterRefineNeighbors(QGramEmbedder(), filter_algorithm="hnsw").fit(strings)
