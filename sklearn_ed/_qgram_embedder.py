@@ -81,9 +81,9 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
     >>> from sklearn_ed import QGramEmbedder
     >>> embedder = QGramEmbedder(q=2).fit(["kitten", "sitting", "mitten"])
     >>> embedder.transform(["kitten"]).shape
-    (1, 14)
+    (1, 15)
     >>> round(float((embedder.transform(["kitten"]) @ embedder.transform(["mitten"]).T)[0, 0]), 2)
-    0.58
+    0.55
     """
 
     embedding_metric = "cosine"
