@@ -4,6 +4,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from ._bounds import LevenshteinBound
 from ._registry import Metric
 
 
@@ -46,4 +47,5 @@ LEVENSHTEIN = Metric(
     supports_cutoff=True,
     oracle=levenshtein_oracle,
     paired=levenshtein_paired,
+    lower_bound=LevenshteinBound,
 )

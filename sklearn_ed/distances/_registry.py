@@ -43,6 +43,10 @@ class Metric:
         of ``X[i]`` to ``Y[i]`` for every i in one call. The refine step
         uses it to compare many queries with their own candidates without a
         call per query.
+    lower_bound : callable, optional
+        ``lower_bound(base)`` returns an object whose ``bounds(queries)`` is
+        an ``(n_queries, n_base)`` array of values at most the exact
+        distances. Metrics with one support ``exact=True`` search.
     """
 
     name: str
@@ -52,6 +56,7 @@ class Metric:
     supports_cutoff: bool = False
     oracle: Optional[Callable] = None
     paired: Optional[Callable] = None
+    lower_bound: Optional[Callable] = None
 
     def __post_init__(self):
         if self.input_type not in INPUT_TYPES:

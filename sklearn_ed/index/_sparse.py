@@ -20,8 +20,9 @@ _SCAN_BLOCK = 2**24
 class SparseCosineIndex(BaseIndex):
     """Top-n cosine search over sparse, L2-normalized rows.
 
-    Distances are ``1 - cosine similarity``. Items sharing no feature with a
-    query (cosine 0) are returned only when ``k`` asks for every item.
+    Distances are ``1 - cosine similarity``. When fewer than ``k`` items
+    share a feature with a query, the rest of its row holds the items of
+    smallest index among the others, at distance 1 (cosine 0).
 
     Parameters
     ----------
@@ -107,8 +108,13 @@ class SparseCosineIndex(BaseIndex):
         indices = np.full((vectors.shape[0], k), -1, dtype=np.int64)
         for row in range(vectors.shape[0]):
             start, stop = product.indptr[row], product.indptr[row + 1]
-            indices[row, :stop - start] = product.indices[start:stop]
-            distances[row, :stop - start] = 1.0 - product.data[start:stop]
+            found = product.indices[start:stop]
+            indices[row, :len(found)] = found
+            distances[row, :len(found)] = 1.0 - product.data[start:stop]
+            if len(found) < k:  # items sharing no feature: cosine distance 1
+                spare = np.setdiff1d(np.arange(k + len(found)), found)[:k - len(found)]
+                indices[row, len(found):] = spare
+                distances[row, len(found):] = 1.0
         return distances, indices
 
     def _search_exhaustive(self, vectors, k):

@@ -8,6 +8,7 @@ from ._neighbours import (
     recall_curve,
     top_k_recall,
 )
+from ._pruning import pruned_fraction
 from ._retrieval import (
     eleven_point_average_precision,
     pairwise_clustering_precision,
@@ -24,6 +25,7 @@ __all__ = [
     "make_exact_distance_speedup_scorer",
     "make_top_k_recall_scorer",
     "pairwise_clustering_precision",
+    "pruned_fraction",
     "r_precision",
     "recall_curve",
     "top_k_recall",

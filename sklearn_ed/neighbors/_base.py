@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._cgk import CGKEmbedder
 from .._strings import check_strings
-from ..distances import Metric, candidate_distances, get_metric
+from ..distances import Metric, available_metrics, candidate_distances, get_metric
 from ..index import INDEX_ALGORITHMS, embed_for_index, embedding_spec, make_index
 from ..index._base import sort_by_value
 from ..utils import declare_metric_input, take_items
@@ -29,6 +29,10 @@ from ..utils import declare_metric_input, take_items
 FIT_BATCH_SIZE = 65536
 # Queries filtered and refined at once: bounds the candidate matrices of a call.
 QUERY_BATCH_SIZE = 2048
+# Exact search: bounds are computed for at most this many (query, item) pairs at
+# once, and items are verified in blocks of increasing bound.
+_BOUND_BLOCK = 2**23
+_VERIFY_BLOCK = 256
 # Radius calibration: anchors, and near and random partners per anchor.
 _CALIBRATION_ANCHORS = 128
 _CALIBRATION_PARTNERS = 4
@@ -74,19 +78,21 @@ class FilterRefineBase(BaseEstimator):
         ],
         "filter_algorithm": [StrOptions({"auto", *INDEX_ALGORITHMS})],
         "index_params": [dict, None],
+        "exact": ["boolean"],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5,
-                 n_candidates=100, filter_algorithm="auto", index_params=None, n_jobs=None,
-                 random_state=None):
+                 n_candidates=100, filter_algorithm="auto", index_params=None, exact=False,
+                 n_jobs=None, random_state=None):
         self.embedder = embedder
         self.metric = metric
         self.n_neighbors = n_neighbors
         self.n_candidates = n_candidates
         self.filter_algorithm = filter_algorithm
         self.index_params = index_params
+        self.exact = exact
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -101,7 +107,24 @@ class FilterRefineBase(BaseEstimator):
         self.index_ = None
         self._add_to_index(X)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
+        self._fit_bound()
         return self
+
+    def _fit_bound(self):
+        """The metric's lower bound over the base (``exact=True``)."""
+        self._bound = None
+        if not self.exact:
+            return
+        spec = self._metric_spec
+        if spec.lower_bound is None:
+            names = [name for name in available_metrics()
+                     if get_metric(name).lower_bound is not None]
+            raise ValueError(
+                f"exact=True needs a metric that declares a lower bound ({names}); "
+                f"metric={self.effective_metric_!r} declares none. For exact answers "
+                "with it, set n_candidates=1.0 (brute force)."
+            )
+        self._bound = spec.lower_bound(self._fit_X)
 
     def _add_to_index(self, X):
         """Embed ``X`` batch by batch and append it to the index (built at first)."""
@@ -120,6 +143,7 @@ class FilterRefineBase(BaseEstimator):
         self._add_to_index(X)
         self._fit_X = _concat_items(self._fit_X, X)
         self.n_samples_fit_ = len(self._fit_X)
+        self._fit_bound()
         return self
 
     def _check_partial_fit(self, X):
@@ -231,6 +255,11 @@ class FilterRefineBase(BaseEstimator):
         neigh_ind : ndarray of int64, shape (n_queries, n_neighbors)
             Indices of the neighbours in the fitted data.
         """
+        distances, indices = self._kneighbors(X, n_neighbors)
+        return (distances, indices) if return_distance else indices
+
+    def _kneighbors(self, X=None, n_neighbors=None, verified=None):
+        """kneighbors; ``verified`` (a list) receives exact distances per query."""
         check_is_fitted(self)
         n_neighbors = self.n_neighbors if n_neighbors is None else n_neighbors
         if not isinstance(n_neighbors, Integral) or n_neighbors < 1:
@@ -248,11 +277,65 @@ class FilterRefineBase(BaseEstimator):
         indices = np.empty((len(queries), n_neighbors), dtype=np.int64)
         for rows in _batches(len(queries), QUERY_BATCH_SIZE):
             batch = take_items(queries, np.arange(rows.start, rows.stop))
-            _, candidates = self.index_.search(
-                self._embed(batch), n_candidates,
-                exclude=None if exclude is None else exclude[rows])
-            distances[rows], indices[rows] = self._refine(batch, candidates, n_neighbors)
-        return (distances, indices) if return_distance else indices
+            batch_exclude = None if exclude is None else exclude[rows]
+            _, candidates = self.index_.search(self._embed(batch), n_candidates,
+                                               exclude=batch_exclude)
+            found = self._refine(batch, candidates, n_neighbors)
+            counts = (candidates >= 0).sum(axis=1)
+            if self.exact:
+                found, extra = self._verify_bounded(batch, *found, candidates, batch_exclude)
+                counts = counts + extra
+            distances[rows], indices[rows] = found
+            if verified is not None:
+                verified.append(counts)
+        return distances, indices
+
+    def _bounds(self, queries, exclude, skip=None):
+        """Lower bounds to every item; excluded and already refined items get inf."""
+        bounds = self._bound.bounds(queries)
+        rows = np.arange(len(queries))
+        if exclude is not None:
+            bounds[rows, exclude] = np.inf
+        if skip is not None:
+            columns = np.where(skip >= 0, skip, 0)
+            bounds[rows[:, None], columns] = np.where(skip >= 0, np.inf,
+                                                      bounds[rows[:, None], columns])
+        return bounds
+
+    def _verify_bounded(self, queries, distances, indices, candidates, exclude):
+        """Exact search: verify, in increasing bound order, every item whose lower
+        bound is at most the current k-th distance; returns the counts verified."""
+        distances, indices = distances.copy(), indices.copy()
+        verified = np.zeros(len(queries), dtype=np.int64)
+        step = max(1, _BOUND_BLOCK // max(self.n_samples_fit_, 1))
+        for start in range(0, len(queries), step):
+            rows = np.arange(start, min(start + step, len(queries)))
+            bounds = self._bounds(take_items(queries, rows),
+                                  None if exclude is None else exclude[rows], candidates[rows])
+            for offset, row in enumerate(rows):
+                verified[row] = self._verify_row(queries[row], bounds[offset], distances[row],
+                                                 indices[row])
+        return (distances, indices), verified
+
+    def _verify_row(self, query, bounds, distances, indices):
+        """Update one query's top-k in place; returns how many items it verified."""
+        # Excluded and already refined items have an infinite bound.
+        todo = np.flatnonzero((bounds <= distances[-1]) & np.isfinite(bounds))
+        todo = todo[np.argsort(bounds[todo], kind="stable")]
+        n_verified = 0
+        for start in range(0, len(todo), _VERIFY_BLOCK):
+            block = todo[start:start + _VERIFY_BLOCK]
+            block = block[bounds[block] <= distances[-1]]  # the k-th distance only falls
+            if block.size == 0:
+                break
+            exact = candidate_distances([query], self._fit_X, block[None, :], self._metric_spec,
+                                        score_cutoff=distances[-1:])[0]
+            merged_ind = np.concatenate([indices, block])
+            merged_dist = np.concatenate([distances, exact])
+            order = np.lexsort((merged_ind, merged_dist))[:len(indices)]
+            indices[:], distances[:] = merged_ind[order], merged_dist[order]
+            n_verified += block.size
+        return n_verified
 
     def _refine(self, queries, candidates, n_neighbors):
         """Exact distances to the candidates; keep the best ``n_neighbors``."""

@@ -33,6 +33,11 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         The filter's vector index (see :class:`FilterRefineNeighbors`).
     index_params : dict, default=None
         Construction parameters of the index.
+    exact : bool, default=False
+        Return the exact brute-force answer, always: after the filter's
+        candidates, verify every item whose lower bound of the metric is
+        at most the current k-th distance (lossless pruning; the metric must
+        declare a lower bound, as ``"levenshtein"`` does).
     n_jobs : int, default=None
         Parallel jobs of the refine step.
     random_state : int, RandomState instance or None, default=None
@@ -64,11 +69,11 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     def __init__(self, embedder=None, *, mode="distance", metric="levenshtein",
                  n_neighbors=5, n_candidates=100, filter_algorithm="auto", index_params=None,
-                 n_jobs=None, random_state=None):
+                 exact=False, n_jobs=None, random_state=None):
         super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
                          n_candidates=n_candidates, filter_algorithm=filter_algorithm,
                          index_params=index_params, n_jobs=n_jobs,
-                         random_state=random_state)
+                         exact=exact, random_state=random_state)
         self.mode = mode
 
     @_fit_context(prefer_skip_nested_validation=False)

@@ -58,6 +58,11 @@ class FilterRefineNeighbors(FilterRefineBase):
         Construction parameters of the index, for example ``{"M": 16}`` for
         HNSW or ``{"n_probe": 32}`` for inverted lists (see the classes of
         :mod:`sklearn_ed.index`).
+    exact : bool, default=False
+        Return the exact brute-force answer, always: after the filter's
+        candidates, verify every item whose lower bound of the metric is
+        at most the current k-th distance (lossless pruning; the metric must
+        declare a lower bound, as ``"levenshtein"`` does).
     n_jobs : int, default=None
         Parallel jobs of the refine step (joblib; threads by default, any
         joblib backend such as Dask through ``joblib.parallel_config``).
@@ -107,11 +112,11 @@ class FilterRefineNeighbors(FilterRefineBase):
 
     def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5, radius=1.0,
                  n_candidates=100, radius_blowup=1.5, filter_algorithm="auto",
-                 index_params=None, n_jobs=None, random_state=None):
+                 index_params=None, exact=False, n_jobs=None, random_state=None):
         super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
                          n_candidates=n_candidates, filter_algorithm=filter_algorithm,
                          index_params=index_params, n_jobs=n_jobs,
-                         random_state=random_state)
+                         exact=exact, random_state=random_state)
         self.radius = radius
         self.radius_blowup = radius_blowup
 
@@ -163,7 +168,9 @@ class FilterRefineNeighbors(FilterRefineBase):
 
         Threshold search: candidates are the items whose embedding distance is
         at most ``radius_blowup * g(radius)`` (``g``: fitted calibration);
-        each candidate is verified with the exact metric.
+        each candidate is verified with the exact metric. With
+        ``exact=True`` the candidates are instead every item whose lower
+        bound of the metric is at most ``radius``: the result is exact.
 
         Parameters
         ----------
@@ -193,8 +200,11 @@ class FilterRefineNeighbors(FilterRefineBase):
         neigh_ind = np.empty(len(queries), dtype=object)
         for rows in _batches(len(queries), QUERY_BATCH_SIZE):
             batch = take_items(queries, np.arange(rows.start, rows.stop))
-            found = self.index_.range_search(self._embed(batch), threshold,
-                                             None if exclude is None else exclude[rows])
+            batch_exclude = None if exclude is None else exclude[rows]
+            if self.exact:  # every item the metric's lower bound cannot rule out
+                found = list(_within(self, batch, batch_exclude, radius))
+            else:
+                found = self.index_.range_search(self._embed(batch), threshold, batch_exclude)
             neigh_dist[rows], neigh_ind[rows] = self._verify_radius(batch, found, radius,
                                                                     sort_results)
         return (neigh_dist, neigh_ind) if return_distance else neigh_ind
@@ -248,3 +258,13 @@ class FilterRefineNeighbors(FilterRefineBase):
                 else np.ones(indices.size))
         return sparse.csr_matrix((data, indices, indptr),
                                  shape=(len(neigh_ind), self.n_samples_fit_))
+
+
+def _within(search, queries, exclude, radius):
+    """Items whose lower bound is at most ``radius``, per query (exact radius search)."""
+    step = max(1, 2**23 // max(search.n_samples_fit_, 1))
+    for start in range(0, len(queries), step):
+        rows = np.arange(start, min(start + step, len(queries)))
+        bounds = search._bounds(take_items(queries, rows),
+                                None if exclude is None else exclude[rows])
+        yield from (np.flatnonzero(row <= radius) for row in bounds)

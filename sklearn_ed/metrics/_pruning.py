@@ -1,0 +1,45 @@
+"""How much of the base an exact search did not have to compare."""
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+
+def pruned_fraction(estimator, X=None, n_neighbors=None):
+    """Share of the base items a ``kneighbors`` call never compared exactly.
+
+    For a fitted FilterRefine estimator, runs ``kneighbors(X)`` and counts
+    the exact distances computed per query: the filter's candidates, plus,
+    with ``exact=True``, the items whose lower bound did not rule them out.
+    Nothing is stored on the estimator, so this is safe beside concurrent
+    queries.
+
+    Parameters
+    ----------
+    estimator : FilterRefineNeighbors, FilterRefineClassifier, ...
+        A fitted FilterRefine estimator.
+    X : array-like, default=None
+        Queries; ``None`` uses the fitted samples, each excluding itself.
+    n_neighbors : int, default=None
+        Neighbours per query; defaults to the estimator's.
+
+    Returns
+    -------
+    fraction : float
+        ``1 - mean(exact distances per query) / n_samples_fit_``: 0 for brute
+        force, close to 1 when the bounds prune well.
+
+    Examples
+    --------
+    >>> from sklearn_ed import FilterRefineNeighbors, QGramEmbedder
+    >>> from sklearn_ed.metrics import pruned_fraction
+    >>> words = ["kitten", "sitting", "mitten", "bitten", "fitting", "knitting"] * 5
+    >>> search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2,
+    ...                                exact=True).fit(words)
+    >>> round(pruned_fraction(search, ["kitten"]), 2)
+    0.83
+    """
+    check_is_fitted(estimator)
+    verified = []
+    estimator._kneighbors(X, n_neighbors, verified=verified)
+    counts = np.concatenate(verified) if verified else np.zeros(0)
+    return float(1.0 - counts.mean() / estimator.n_samples_fit_) if counts.size else 0.0

@@ -1,0 +1,126 @@
+"""Lossless lower bounds and exact=True search: always the brute-force answer."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sklearn_ed import (
+    CGKEmbedder,
+    FilterRefineClassifier,
+    FilterRefineNeighbors,
+    FilterRefineRegressor,
+    FilterRefineTransformer,
+    QGramEmbedder,
+)
+from sklearn_ed.distances import LevenshteinBound, pairwise_distances
+from sklearn_ed.distances._levenshtein import levenshtein_oracle
+from sklearn_ed.metrics import pruned_fraction
+
+# Small alphabets with repeats, unicode and combining marks.
+TEXT = st.text(alphabet=st.sampled_from("aab\u00e9e\u0301\u65e5z"), max_size=9)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.lists(TEXT, min_size=1, max_size=8), st.lists(TEXT, min_size=1, max_size=5),
+       st.integers(1, 4))
+def test_levenshtein_bound_never_exceeds_the_distance(base, queries, q):
+    bounds = LevenshteinBound(base, q=q).bounds(queries)
+    exact = np.array([[levenshtein_oracle(a, b) for b in base] for a in queries])
+    assert (bounds <= exact).all()
+
+
+def test_levenshtein_bound_on_real_words_and_repeated_q_grams():
+    from sklearn_ed.datasets import load_misspellings
+
+    pairs = load_misspellings()
+    typos = list(pairs.data[:300]) + ["", "aaaaaa", "abababab"]
+    fixes = list(pairs.target[:300]) + ["a", "aaa", "babababa"]
+    bounds = LevenshteinBound(fixes).bounds(typos)
+    assert (bounds <= pairwise_distances(typos, fixes)).all()
+    assert np.mean(np.diag(bounds) == np.diag(pairwise_distances(typos, fixes))) > 0.3
+
+
+def brute_force(queries, base, k, exclude_self=False):
+    exact = pairwise_distances(queries, base).astype(np.float64)
+    if exclude_self:
+        np.fill_diagonal(exact, np.inf)
+    order = np.lexsort((np.broadcast_to(np.arange(len(base)), exact.shape), exact), axis=1)
+    return np.take_along_axis(exact, order[:, :k], axis=1), order[:, :k]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(TEXT, min_size=6, max_size=40), st.lists(TEXT, min_size=1, max_size=6),
+       st.integers(1, 5), st.integers(1, 6))
+def test_exact_search_equals_brute_force_with_ties(base, queries, k, n_candidates):
+    k = min(k, len(base))
+    search = FilterRefineNeighbors(QGramEmbedder(q=2), n_neighbors=k,
+                                   n_candidates=max(n_candidates, k), exact=True).fit(base)
+    distances, indices = search.kneighbors(queries)
+    expected_distances, expected_indices = brute_force(queries, base, k)
+    np.testing.assert_array_equal(distances, expected_distances)
+    np.testing.assert_array_equal(indices, expected_indices)
+    self_distances, self_indices = search.kneighbors(n_neighbors=min(k, len(base) - 1))
+    expected = brute_force(base, base, min(k, len(base) - 1), exclude_self=True)
+    np.testing.assert_array_equal(self_indices, expected[1])
+
+
+def test_exact_search_on_words_with_a_weak_filter(families):
+    strings, labels = families
+    queries = [s[::-1] for s in strings[:30]] + [s[3:] for s in strings[:30]]
+    for embedder in (CGKEmbedder(random_state=0), QGramEmbedder()):
+        search = FilterRefineNeighbors(embedder, n_neighbors=4, n_candidates=4,
+                                       exact=True).fit(strings)
+        distances, indices = search.kneighbors(queries)
+        expected_distances, expected_indices = brute_force(queries, strings, 4)
+        np.testing.assert_array_equal(indices, expected_indices)
+        np.testing.assert_array_equal(distances, expected_distances)
+    assert 0.0 < pruned_fraction(search, queries) < 1.0
+
+
+def test_exact_radius_search_returns_every_item_within(families):
+    strings, _ = families
+    queries = [s[1:] for s in strings[:20]]
+    search = FilterRefineNeighbors(QGramEmbedder(), exact=True).fit(strings)
+    found = search.radius_neighbors(queries, radius=8, return_distance=False)
+    exact = pairwise_distances(queries, strings)
+    for row, hits in enumerate(found):
+        np.testing.assert_array_equal(np.sort(hits), np.flatnonzero(exact[row] <= 8))
+
+
+def test_exact_supervised_estimators_match_brute_force(families):
+    strings, labels = families
+    queries = [s[2:] for s in strings]
+    exact_clf = FilterRefineClassifier(QGramEmbedder(), n_neighbors=3, n_candidates=3,
+                                       exact=True).fit(strings, labels)
+    brute_clf = FilterRefineClassifier(QGramEmbedder(), n_neighbors=3,
+                                       n_candidates=1.0).fit(strings, labels)
+    np.testing.assert_array_equal(exact_clf.predict_proba(queries),
+                                  brute_clf.predict_proba(queries))
+    regressor = FilterRefineRegressor(n_neighbors=3, n_candidates=3, exact=True,
+                                      random_state=0).fit(strings, labels * 1.0)
+    brute_reg = FilterRefineRegressor(n_neighbors=3, n_candidates=1.0,
+                                      random_state=0).fit(strings, labels * 1.0)
+    np.testing.assert_array_equal(regressor.predict(queries), brute_reg.predict(queries))
+    graph = FilterRefineTransformer(n_neighbors=3, n_candidates=4, exact=True,
+                                    random_state=0).fit_transform(strings)
+    brute_graph = FilterRefineTransformer(n_neighbors=3, n_candidates=1.0,
+                                          random_state=0).fit_transform(strings)
+    np.testing.assert_array_equal(graph.toarray(), brute_graph.toarray())
+
+
+def test_exact_after_partial_fit(families):
+    strings, _ = families
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3, n_candidates=3,
+                                   exact=True).fit(strings[:60]).partial_fit(strings[60:])
+    np.testing.assert_array_equal(search.kneighbors(strings[:10])[1],
+                                  brute_force(strings[:10], strings, 3)[1])
+
+
+def test_exact_needs_a_metric_with_a_bound():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="declares a lower bound.*levenshtein"):
+        FilterRefineNeighbors(metric="euclidean", exact=True).fit(rng.normal(size=(20, 3)))
+    with pytest.raises(ValueError, match="declares none"):
+        FilterRefineNeighbors(metric=lambda a, b: abs(len(a) - len(b)),
+                              embedder=QGramEmbedder(), exact=True).fit(["a", "bb"])
