@@ -12,7 +12,8 @@ counted). Methods, all with ``--n-jobs`` workers:
 - tf-idf of character 3-grams (scikit-learn ``TfidfVectorizer(analyzer=
   "char_wb")``), ``sparse_dot_topn`` top-50, exact refine by rapidfuzz: the
   engine of string_grouper;
-- sklearn-ed ``FilterRefineNeighbors`` with ``QGramEmbedder`` and with
+- sklearn-ed ``FilterRefineNeighbors`` with ``QGramEmbedder`` (and with
+  ``exact=True``: lossless, its pruned fraction printed to stderr) and with
   ``CGKEmbedder`` (exact scan and HNSW).
 
 Columns: fit (index build) time, milliseconds per query, top-1 recall, and
@@ -34,6 +35,7 @@ from _common import format_table, print_header, progress  # noqa: E402
 
 from sklearn_ed import CGKEmbedder, FilterRefineNeighbors, QGramEmbedder  # noqa: E402
 from sklearn_ed.datasets import load_spell_benchmark  # noqa: E402
+from sklearn_ed.metrics import pruned_fraction  # noqa: E402
 
 
 def timed(function):
@@ -94,11 +96,14 @@ def nearest_distances_tfidf(base, queries, n_jobs, top_n=50):
     return nearest, fit_time, query_time
 
 
-def nearest_distances_sklearn_ed(base, queries, embedder, n_candidates, algorithm, n_jobs):
+def nearest_distances_sklearn_ed(base, queries, embedder, n_candidates, algorithm, n_jobs,
+                                 exact=False):
     search = FilterRefineNeighbors(embedder, n_neighbors=1, n_candidates=n_candidates,
-                                   filter_algorithm=algorithm, n_jobs=n_jobs)
+                                   filter_algorithm=algorithm, n_jobs=n_jobs, exact=exact)
     _, fit_time = timed(lambda: search.fit(base))
     (distances, _), query_time = timed(lambda: search.kneighbors(queries))
+    if exact:
+        progress(f"pruned fraction {pruned_fraction(search, queries):.4f}")
     return distances[:, 0], fit_time, query_time
 
 
@@ -127,6 +132,9 @@ def main():
         methods.append((f"sklearn-ed QGramEmbedder(), C={C}",
                         lambda C=C: nearest_distances_sklearn_ed(
                             base, queries, QGramEmbedder(), C, "auto", args.n_jobs)))
+    methods.append(("sklearn-ed QGramEmbedder(), C=10, exact=True",
+                    lambda: nearest_distances_sklearn_ed(base, queries, QGramEmbedder(), 10,
+                                                         "auto", args.n_jobs, exact=True)))
     for algorithm in ("brute", "hnsw"):
         methods.append((f"sklearn-ed CGKEmbedder(), {algorithm}, C=100",
                         lambda a=algorithm: nearest_distances_sklearn_ed(

@@ -124,3 +124,56 @@ def test_exact_needs_a_metric_with_a_bound():
     with pytest.raises(ValueError, match="declares none"):
         FilterRefineNeighbors(metric=lambda a, b: abs(len(a) - len(b)),
                               embedder=QGramEmbedder(), exact=True).fit(["a", "bb"])
+
+
+def _series(n, length, seed):
+    return list(np.random.default_rng(seed).normal(size=(n, length)).cumsum(axis=1))
+
+
+@pytest.mark.parametrize("window", [0.0, 0.1, 1.0])
+def test_dtw_bound_never_exceeds_dtw(window):
+    from sklearn_ed.distances import DTWBound, make_dtw_metric
+
+    base, queries = _series(30, 25, 0), _series(8, 25, 1)
+    bounds = DTWBound(base, window).bounds(queries)
+    exact = pairwise_distances(queries, base, metric=make_dtw_metric(window))
+    assert (bounds <= exact).all()
+    multichannel = [np.stack([s, s[::-1]]) for s in base]
+    bounds = DTWBound(multichannel, window).bounds(multichannel[:4])
+    exact = pairwise_distances(multichannel[:4], multichannel, metric=make_dtw_metric(window))
+    assert (bounds <= exact + 1e-9).all()
+
+
+def test_exact_dtw_search_equals_the_dtw_scan():
+    from sklearn.preprocessing import FunctionTransformer
+
+    from sklearn_ed.distances import make_dtw_metric
+
+    metric = make_dtw_metric(window=0.1)
+    base, queries = _series(80, 30, 2), _series(10, 30, 3)
+    search = FilterRefineNeighbors(FunctionTransformer(np.vstack), metric=metric,
+                                   n_neighbors=3, n_candidates=3, exact=True).fit(base)
+    distances, indices = search.kneighbors(queries)
+    exact = pairwise_distances(queries, base, metric=metric)
+    order = np.lexsort((np.broadcast_to(np.arange(len(base)), exact.shape), exact), axis=1)
+    np.testing.assert_array_equal(indices, order[:, :3])
+    np.testing.assert_allclose(distances, np.take_along_axis(exact, order[:, :3], axis=1))
+    assert pruned_fraction(search, queries) > 0.1
+
+
+def test_exact_dtw_bad_input():
+    from sklearn.preprocessing import FunctionTransformer
+
+    from sklearn_ed.distances import make_dtw_metric
+
+    embedder = FunctionTransformer(lambda X: np.array([[len(s)] for s in X], dtype=float))
+    with pytest.raises(ValueError, match="needs a warping window"):
+        FilterRefineNeighbors(embedder, metric=make_dtw_metric(), exact=True).fit(
+            _series(5, 10, 0))
+    with pytest.raises(ValueError, match="series of one length"):
+        FilterRefineNeighbors(embedder, metric=make_dtw_metric(0.1), exact=True).fit(
+            _series(5, 10, 0) + _series(5, 12, 1))
+    search = FilterRefineNeighbors(embedder, metric=make_dtw_metric(0.1), n_neighbors=2,
+                                   exact=True).fit(_series(5, 10, 0))
+    with pytest.raises(ValueError, match="the base has length 10"):
+        search.kneighbors(_series(2, 12, 1))

@@ -7,7 +7,7 @@ grey-level images (through their edge pixels). Add more with
 :func:`register_metric`.
 """
 
-from ._bounds import LevenshteinBound
+from ._bounds import DTWBound, LevenshteinBound
 from ._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
 from ._dtw import DTW, make_dtw_metric
 from ._euclidean import EUCLIDEAN
@@ -20,6 +20,7 @@ for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE):
     register_metric(_metric, overwrite=True)
 
 __all__ = [
+    "DTWBound",
     "LevenshteinBound",
     "Metric",
     "available_metrics",

@@ -1,7 +1,10 @@
 """Dynamic time warping between univariate or multivariate series of any length."""
 
+from functools import partial
+
 import numpy as np
 
+from ._bounds import DTWBound
 from ._dtw_kernels import dtw_pairwise
 from ._registry import Metric
 
@@ -86,7 +89,8 @@ def make_dtw_metric(window=None):
 
     name = "dtw" if window is None else f"dtw(window={window})"
     return Metric(name=name, pairwise=pairwise, input_type="objects",
-                  supports_cutoff=True, oracle=_make_oracle(window))
+                  supports_cutoff=True, oracle=_make_oracle(window),
+                  lower_bound=partial(DTWBound, window=window))
 
 
 def _make_oracle(window):
