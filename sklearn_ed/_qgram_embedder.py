@@ -17,15 +17,18 @@ _PAD_START, _PAD_END = "\ue000", "\ue001"
 
 
 def default_q(strings):
-    """Smallest q >= 2 with ``a ** q >= 4 * mean length`` (``a``: distinct characters).
+    """Smallest q >= 2 with ``a ** q >= mean length * sqrt(n)`` (``a``: distinct characters).
 
-    Two unrelated strings then share few q-grams: 2 for English words, 3 for
-    proteins, 6 for DNA reads of length 1,000.
+    A q-gram then occurs in about ``sqrt(n)`` of the ``n`` strings, so the
+    sparse product that finds the candidates of a query stays sparse: 3 for
+    100,000 English words, 4 for a few thousand proteins, 10 for a million
+    DNA reads of length 1,000.
     """
     lengths = np.fromiter(map(len, strings), dtype=np.float64, count=len(strings))
     n_letters = max(len(set().union(*map(set, strings))), 2)
     mean_length = max(float(lengths.mean()) if len(lengths) else 1.0, 1.0)
-    return max(2, int(np.ceil(np.log(4 * mean_length) / np.log(n_letters) - 1e-9)))
+    target = mean_length * np.sqrt(max(len(strings), 1))
+    return max(2, int(np.ceil(np.log(target) / np.log(n_letters) - 1e-9)))
 
 
 class QGramEmbedder(TransformerMixin, BaseEstimator):
@@ -46,15 +49,18 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
     ----------
     q : int, default=None
         Length of the q-grams. ``None`` picks the smallest ``q >= 2`` with
-        ``a ** q >= 4 * mean length`` (``a`` distinct characters): 2 for
-        English words, 6 for DNA reads of length 1,000.
+        ``a ** q >= mean length * sqrt(n_samples)`` (``a`` distinct
+        characters), so that a q-gram occurs in about ``sqrt(n_samples)``
+        strings: 3 for 100,000 English words.
     weighting : {"tfidf", "count", "binary"}, default="tfidf"
         Values of the profile before normalization: tf-idf (rare q-grams
         weigh more), counts, or presence.
     padding : bool, default=True
-        Pad each string with ``q - 1`` start and end markers, so short
-        strings have q-grams and their first and last characters count as
-        much as the others.
+        Pad each string with one start and one end marker (as scikit-learn's
+        ``char_wb`` analyzer pads words with spaces), so that a string's
+        first and last characters form q-grams of their own and strings of
+        ``q - 2`` characters or more have q-grams. More markers would make
+        q-grams that thousands of strings share and slow the search.
 
     Attributes
     ----------
@@ -117,7 +123,7 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         """
         strings = check_strings(X)
         self.q_ = default_q(strings) if self.q is None else self.q
-        longest = max(map(len, strings)) + (2 * (self.q_ - 1) if self.padding else 0)
+        longest = max(map(len, strings)) + (2 if self.padding else 0)
         if self.q_ > longest:
             raise ValueError(
                 f"q={self.q_} is longer than every training string (the longest has "
@@ -135,8 +141,7 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
     def _padded(self, strings):
         if not self.padding or self.q_ == 1:
             return list(strings)
-        start, end = _PAD_START * (self.q_ - 1), _PAD_END * (self.q_ - 1)
-        return [start + string + end for string in strings]
+        return [_PAD_START + string + _PAD_END for string in strings]
 
     def transform(self, X):
         """L2-normalized q-gram profiles.
@@ -144,8 +149,8 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of str of shape (n_samples,)
-            Strings to embed. Empty strings are valid (with padding they
-            have q-grams; without, an all-zero row).
+            Strings to embed. Strings without q-grams (shorter than
+            ``q - 2`` with padding) are valid and give an all-zero row.
 
         Returns
         -------

@@ -29,20 +29,22 @@ def test_profiles_count_the_q_grams():
     assert sparse.issparse(embedder.transform(["ab"]))
 
 
-def test_padding_gives_short_and_empty_strings_q_grams():
-    embedder = QGramEmbedder(q=3).fit(["a", "word", ""])
-    profiles = embedder.transform(["", "a", "zz"])
-    assert profiles[:2].getnnz(axis=1).tolist() == [2, 3]
+def test_padding_gives_short_strings_q_grams():
+    embedder = QGramEmbedder(q=3).fit(["a", "word", "", "ab"])
+    profiles = embedder.transform(["a", "ab", "", "zz"])
+    assert profiles.getnnz(axis=1).tolist() == [1, 2, 0, 0]  # "zz": unseen q-grams
     np.testing.assert_allclose(sparse.linalg.norm(profiles[:2], axis=1), 1.0, rtol=1e-6)
-    assert embedder.transform(["zz"]).nnz <= 2  # unseen q-grams are ignored
+    no_padding = QGramEmbedder(q=3, padding=False).fit(["word"])
+    assert no_padding.transform(["word"]).nnz == 2
 
 
-def test_default_q_follows_alphabet_and_length():
-    words = ["".join(np.random.default_rng(i).choice(list("abcdefghij"), 8))
-             for i in range(50)]
-    assert QGramEmbedder().fit(words).q_ == 2
-    dna = ["".join(np.random.default_rng(i).choice(list("ACGT"), 1000)) for i in range(5)]
-    assert QGramEmbedder().fit(dna).q_ == 6
+def test_default_q_follows_alphabet_length_and_size():
+    rng = np.random.default_rng(0)
+    words = ["".join(rng.choice(list("abcdefghij"), 8)) for _ in range(50)]
+    assert QGramEmbedder().fit(words).q_ == 2  # 10 ** 2 >= 8 * sqrt(50)
+    assert QGramEmbedder().fit(words * 40).q_ == 3  # 10 ** 3 >= 8 * sqrt(2000)
+    dna = ["".join(rng.choice(list("ACGT"), 1000)) for _ in range(16)]
+    assert QGramEmbedder().fit(dna).q_ == 6  # 4 ** 6 >= 1000 * 4
 
 
 def test_bad_q():

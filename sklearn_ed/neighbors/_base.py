@@ -26,7 +26,7 @@ from ..utils import declare_metric_input, take_items
 
 # Items embedded and added to the index at once during fit and partial_fit:
 # bounds the uncompressed embedding held in memory (3 KB per 1 kbp read for CGK).
-FIT_BATCH_SIZE = 65536
+FIT_BATCH_SIZE = 16384
 # Queries filtered and refined at once: bounds the candidate matrices of a call.
 QUERY_BATCH_SIZE = 2048
 # Exact search: bounds are computed for at most this many (query, item) pairs at
