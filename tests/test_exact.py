@@ -30,6 +30,19 @@ def test_levenshtein_bound_never_exceeds_the_distance(base, queries, q):
     assert (bounds <= exact).all()
 
 
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(TEXT, min_size=1, max_size=10), st.lists(TEXT, min_size=1, max_size=4),
+       st.integers(1, 3), st.lists(st.sampled_from([0.0, 1.0, 2.0, 3.5, np.inf]),
+                                   min_size=4, max_size=4))
+def test_sparse_within_equals_dense_bounds(base, queries, q, limits):
+    bound = LevenshteinBound(base, q=q)
+    dense = bound.bounds(queries)
+    for row, (items, values) in enumerate(bound.within(queries, np.array(limits))):
+        expected = np.flatnonzero(dense[row] <= limits[row])
+        np.testing.assert_array_equal(items, expected)
+        np.testing.assert_array_equal(values, dense[row, expected])
+
+
 def test_levenshtein_bound_on_real_words_and_repeated_q_grams():
     from sklearn_ed.datasets import load_misspellings
 

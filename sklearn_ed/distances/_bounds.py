@@ -36,15 +36,45 @@ def _numbered_qgrams(string, q):
     return tokens
 
 
-class LevenshteinBound:
+class LowerBound:
+    """Base of the lower bounds: ``within`` from the dense ``bounds``."""
+
+    def bounds(self, queries):
+        raise NotImplementedError
+
+    def within(self, queries, limits):
+        """Items whose bound is at most ``limits[i]``, and those bounds, per query.
+
+        Parameters
+        ----------
+        queries : sequence
+            Queries.
+        limits : ndarray of shape (n_queries,)
+            Largest bound of interest per query.
+
+        Returns
+        -------
+        found : list of (ndarray of int64, ndarray of float64)
+            Item indices and their bounds, per query.
+        """
+        bounds = self.bounds(queries)
+        found = []
+        for row, limit in zip(bounds, limits):
+            items = np.flatnonzero(row <= limit)
+            found.append((items, row[items]))
+        return found
+
+
+class LevenshteinBound(LowerBound):
     """Lower bounds of the Levenshtein distance from queries to a fixed base.
 
     Parameters
     ----------
     base : sequence of str
         The items bounds are computed against.
-    q : int, default=2
-        Length of the q-grams.
+    q : int, default=None
+        Length of the q-grams; ``None``: 2 for alphabets of up to 10
+        characters, 3 otherwise (rarer q-grams keep the product sparse).
 
     Examples
     --------
@@ -53,12 +83,16 @@ class LevenshteinBound:
     [[0.0, 3.0, 5.0]]
     """
 
-    def __init__(self, base, q=2):
+    def __init__(self, base, q=None):
+        if q is None:
+            q = 2 if len(set().union(*map(set, base))) <= 10 else 3
         self.q = q
         self._columns = {}
         self._base = self._profiles(base, grow=True)
         self._base_t = self._base.T.tocsr()
         self._base_lengths = np.fromiter(map(len, base), dtype=np.float64, count=len(base))
+        self._by_length = np.argsort(self._base_lengths, kind="stable")
+        self._sorted_lengths = self._base_lengths[self._by_length]
 
     def _profiles(self, strings, grow=False):
         indptr, indices = [0], []
@@ -87,20 +121,77 @@ class LevenshteinBound:
         bounds : ndarray of float64, shape (n_queries, n_base)
             ``max(length bound, ceil(q-gram bound))``.
         """
+        shared = self._shared(queries).toarray().astype(np.float64)
+        lengths = np.fromiter(map(len, queries), dtype=np.float64, count=len(queries))
+        return self._combine(lengths[:, None], self._base_lengths[None, :], shared)
+
+    def _shared(self, queries):
+        """Numbered q-grams each query shares with each item (sparse)."""
         profiles = self._profiles(queries)
         if profiles.shape[1] < self._base_t.shape[0]:
             profiles.resize((profiles.shape[0], self._base_t.shape[0]))
-        shared = (profiles @ self._base_t).toarray().astype(np.float64)
-        lengths = np.fromiter(map(len, queries), dtype=np.float64, count=len(queries))
-        n_query_grams = lengths + self.q - 1
-        n_base_grams = self._base_lengths + self.q - 1
-        l1 = n_query_grams[:, None] + n_base_grams[None, :] - 2 * shared
+        return (profiles @ self._base_t).tocsr()
+
+    def _combine(self, query_lengths, base_lengths, shared):
+        """max(length bound, q-gram bound) from lengths and shared q-gram counts."""
+        l1 = query_lengths + base_lengths + 2 * (self.q - 1) - 2 * shared
         qgram_bound = np.ceil(l1 / (2 * self.q) - 1e-9)
-        length_bound = np.abs(lengths[:, None] - self._base_lengths[None, :])
-        return np.maximum(qgram_bound, length_bound)
+        return np.maximum(qgram_bound, np.abs(query_lengths - base_lengths))
+
+    def within(self, queries, limits):
+        """Items whose bound is at most ``limits[i]``, without a dense matrix.
+
+        Items sharing a q-gram with the query come from the sparse product;
+        the others have the bound of zero shared q-grams, a function of their
+        length alone, found by a search in the items sorted by length.
+
+        Parameters
+        ----------
+        queries : sequence of str
+            Queries.
+        limits : ndarray of shape (n_queries,)
+            Largest bound of interest per query.
+
+        Returns
+        -------
+        found : list of (ndarray of int64, ndarray of float64)
+            Item indices (ascending) and their bounds, per query.
+        """
+        shared = self._shared(queries)
+        found = []
+        for row, (query, limit) in enumerate(zip(queries, limits)):
+            start, stop = shared.indptr[row], shared.indptr[row + 1]
+            items = shared.indices[start:stop].astype(np.int64)
+            bounds = self._combine(len(query), self._base_lengths[items],
+                                   shared.data[start:stop].astype(np.float64))
+            unshared = self._unshared_within(len(query), limit, items)
+            items = np.concatenate([items[bounds <= limit], unshared])
+            bounds = np.concatenate([bounds[bounds <= limit],
+                                     self._combine(len(query), self._base_lengths[unshared], 0.0)])
+            order = np.argsort(items, kind="stable")
+            found.append((items[order], bounds[order]))
+        return found
+
+    def _unshared_within(self, length, limit, shared_items):
+        """Items sharing no q-gram whose zero-share bound is at most ``limit``."""
+        if not np.isfinite(limit):
+            candidates = self._by_length
+        else:
+            # ceil((len_q + len_b + 2q - 2) / 2q) <= limit and |len_q - len_b| <= limit
+            longest = min(2 * self.q * np.floor(limit) - length - 2 * (self.q - 1),
+                          length + limit)
+            stop = np.searchsorted(self._sorted_lengths, longest, side="right")
+            start = np.searchsorted(self._sorted_lengths, length - limit, side="left")
+            candidates = self._by_length[start:max(start, stop)]
+        if candidates.size == 0:
+            return candidates
+        keep = np.zeros(len(self._base_lengths), dtype=bool)
+        keep[candidates] = True
+        keep[shared_items] = False
+        return np.flatnonzero(keep)
 
 
-class DTWBound:
+class DTWBound(LowerBound):
     """Lower bounds of banded DTW from queries to a fixed base of equal-length series.
 
     The larger of LB_Kim (the first and last points, which every warping

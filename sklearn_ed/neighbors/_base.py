@@ -290,43 +290,42 @@ class FilterRefineBase(BaseEstimator):
                 verified.append(counts)
         return distances, indices
 
-    def _bounds(self, queries, exclude, skip=None):
-        """Lower bounds to every item; excluded and already refined items get inf."""
-        bounds = self._bound.bounds(queries)
-        rows = np.arange(len(queries))
-        if exclude is not None:
-            bounds[rows, exclude] = np.inf
-        if skip is not None:
-            columns = np.where(skip >= 0, skip, 0)
-            bounds[rows[:, None], columns] = np.where(skip >= 0, np.inf,
-                                                      bounds[rows[:, None], columns])
-        return bounds
+    def _bounded_items(self, queries, limits, exclude, skip=None):
+        """Per query: items whose lower bound is at most its limit, and their bounds,
+        leaving out the excluded item and the already refined ``skip[i]``."""
+        found = []
+        step = max(1, _BOUND_BLOCK // max(self.n_samples_fit_, 1))
+        for start in range(0, len(queries), step):
+            rows = np.arange(start, min(start + step, len(queries)))
+            within = self._bound.within(take_items(queries, rows), limits[rows])
+            for row, (items, bounds) in zip(rows, within):
+                drop = [] if skip is None else [skip[row][skip[row] >= 0]]
+                if exclude is not None:
+                    drop.append([exclude[row]])
+                keep = ~np.isin(items, np.concatenate(drop)) if drop else slice(None)
+                found.append((items[keep], bounds[keep]))
+        return found
 
     def _verify_bounded(self, queries, distances, indices, candidates, exclude):
         """Exact search: verify, in increasing bound order, every item whose lower
         bound is at most the current k-th distance; returns the counts verified."""
         distances, indices = distances.copy(), indices.copy()
+        bounded = self._bounded_items(queries, distances[:, -1], exclude, candidates)
         verified = np.zeros(len(queries), dtype=np.int64)
-        step = max(1, _BOUND_BLOCK // max(self.n_samples_fit_, 1))
-        for start in range(0, len(queries), step):
-            rows = np.arange(start, min(start + step, len(queries)))
-            bounds = self._bounds(take_items(queries, rows),
-                                  None if exclude is None else exclude[rows], candidates[rows])
-            for offset, row in enumerate(rows):
-                verified[row] = self._verify_row(queries[row], bounds[offset], distances[row],
-                                                 indices[row])
+        for row, (items, bounds) in enumerate(bounded):
+            verified[row] = self._verify_row(queries[row], items, bounds, distances[row],
+                                             indices[row])
         return (distances, indices), verified
 
-    def _verify_row(self, query, bounds, distances, indices):
+    def _verify_row(self, query, items, bounds, distances, indices):
         """Update one query's top-k in place; returns how many items it verified."""
-        # Excluded and already refined items have an infinite bound.
-        todo = np.flatnonzero((bounds <= distances[-1]) & np.isfinite(bounds))
-        todo = todo[np.argsort(bounds[todo], kind="stable")]
+        order = np.argsort(bounds, kind="stable")
+        items, bounds = items[order], bounds[order]
         n_verified = 0
-        for start in range(0, len(todo), _VERIFY_BLOCK):
-            block = todo[start:start + _VERIFY_BLOCK]
-            block = block[bounds[block] <= distances[-1]]  # the k-th distance only falls
-            if block.size == 0:
+        for start in range(0, len(items), _VERIFY_BLOCK):
+            block = items[start:start + _VERIFY_BLOCK]
+            block = block[bounds[start:start + _VERIFY_BLOCK] <= distances[-1]]
+            if block.size == 0:  # the bounds only grow, the k-th distance only falls
                 break
             exact = candidate_distances([query], self._fit_X, block[None, :], self._metric_spec,
                                         score_cutoff=distances[-1:])[0]

@@ -262,9 +262,5 @@ class FilterRefineNeighbors(FilterRefineBase):
 
 def _within(search, queries, exclude, radius):
     """Items whose lower bound is at most ``radius``, per query (exact radius search)."""
-    step = max(1, 2**23 // max(search.n_samples_fit_, 1))
-    for start in range(0, len(queries), step):
-        rows = np.arange(start, min(start + step, len(queries)))
-        bounds = search._bounds(take_items(queries, rows),
-                                None if exclude is None else exclude[rows])
-        yield from (np.flatnonzero(row <= radius) for row in bounds)
+    limits = np.full(len(queries), float(radius))
+    return [items for items, _ in search._bounded_items(queries, limits, exclude)]
