@@ -68,7 +68,7 @@ def main():
     reads = make_genome_reads(args.n_base + 1000, genome_length=2_400_000, random_state=0)
     reads = list(reads.data)
     queries, base = reads[:1000], reads[1000:]
-    del reads
+    reads = None
     C = args.n_candidates
     results = {"n_base": args.n_base, "n_candidates": C, "rows": []}
     progress("exact answers")
@@ -88,7 +88,7 @@ def main():
              f"{memory.extra / 1024:.2f}", f"{scan_time:.1f}", "1.000", "1.0x", "-"]]
     results["rows"].append({"name": "0.1.0 scan", "fit_s": embed_time + build_time,
                             "fit_extra_gib": memory.extra / 1024, "filter_s": scan_time})
-    del codes, scan
+    codes = scan = None  # free the 0.1.0 codes before the next fit
     progress(f"scan: {rows[-1]}")
 
     embedders = [("CGK", CGKEmbedder(random_state=0))]
@@ -118,7 +118,7 @@ def main():
                                 "filter_s": filter_time, "recall_vs_scan": recall,
                                 "top10_recall": top10})
         progress(f"{name}: {rows[-1]}")
-        del search
+        search = None  # free the index before the next fit
     print(format_table(["method", "fit s", "fit peak GiB", "filter s (1000 q)",
                         "recall of scan's top-C", "filter speed-up", "top-10 recall"], rows,
                        title=f"{args.n_base:,} reads, C = {C}, memory above the loaded "

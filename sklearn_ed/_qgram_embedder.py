@@ -154,8 +154,8 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        X_new : scipy.sparse.csr_matrix of float32, shape (n_samples, n_features_out_)
-            One row per string.
+        X_new : scipy.sparse.csr_matrix of float32, shape (n_samples, n_features)
+            One row per string; ``n_features`` is ``n_features_out_``.
         """
         check_is_fitted(self)
         counts = self.vectorizer_.transform(self._padded(check_strings(X)))

@@ -99,6 +99,7 @@ class FilterRefineBase(BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _fit(self, X):
         """Embed and index ``X`` (already validated)."""
+        self._check_exact()
         self._fit_X = X
         self.n_samples_fit_ = len(X)
         self.embedder_ = self._make_embedder(X).fit(X)
@@ -110,21 +111,20 @@ class FilterRefineBase(BaseEstimator):
         self._fit_bound()
         return self
 
-    def _fit_bound(self):
-        """The metric's lower bound over the base (``exact=True``)."""
-        self._bound = None
-        if not self.exact:
-            return
-        spec = self._metric_spec
-        if spec.lower_bound is None:
+    def _check_exact(self):
+        if self.exact and self._metric_spec.lower_bound is None:
             names = [name for name in available_metrics()
                      if get_metric(name).lower_bound is not None]
             raise ValueError(
-                f"exact=True needs a metric that declares a lower bound ({names}); "
-                f"metric={self.effective_metric_!r} declares none. For exact answers "
-                "with it, set n_candidates=1.0 (brute force)."
+                f"exact=True needs a metric that declares a lower bound ({names}, or "
+                "make_dtw_metric(window=...)); "
+                f"metric={self.effective_metric_!r} declares none. Register a Metric "
+                "with a lower_bound, or set n_candidates=1.0 for brute force."
             )
-        self._bound = spec.lower_bound(self._fit_X)
+
+    def _fit_bound(self):
+        """The metric's lower bound over the base (``exact=True``)."""
+        self._bound = self._metric_spec.lower_bound(self._fit_X) if self.exact else None
 
     def _add_to_index(self, X):
         """Embed ``X`` batch by batch and append it to the index (built at first)."""
@@ -150,8 +150,6 @@ class FilterRefineBase(BaseEstimator):
         check_is_fitted(self, msg=(
             "This %(name)s instance is not fitted yet: partial_fit appends items "
             "to a fitted index with the fitted embedder. Call fit first."))
-        if self._metric_spec.input_type == "vectors":
-            return validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
         return self._validate_X(X, reset=False)
 
     def _resolve_metric(self):
