@@ -87,15 +87,6 @@ class SparseCosineIndex(BaseIndex):
         """Number of items held."""
         return 0 if self._index is None else self._index.shape[0]
 
-    def search(self, queries, k, exclude=None):  # noqa: D102 - documented in BaseIndex
-        self._check_built()
-        return super().search(queries, k, exclude)
-
-    search.__doc__ = BaseIndex.search.__doc__
-
-    def _chunk(self, queries, rows):
-        return queries[rows]
-
     def _top(self, vectors, k, threshold=None):
         from sparse_dot_topn import sp_matmul_topn
 

@@ -12,8 +12,7 @@ from numbers import Integral
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, clone
-from sklearn.preprocessing import FunctionTransformer, normalize
-from sklearn.utils import check_random_state
+from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -23,19 +22,13 @@ from ..distances import Metric, available_metrics, candidate_distances, get_metr
 from ..index import INDEX_ALGORITHMS, embed_for_index, embedding_spec, make_index
 from ..index._base import sort_by_value
 from ..utils import declare_metric_input, take_items
+from ._exact import verify_bounded
 
 # Items embedded and added to the index at once during fit and partial_fit:
 # bounds the uncompressed embedding held in memory (3 KB per 1 kbp read for CGK).
 FIT_BATCH_SIZE = 16384
 # Queries filtered and refined at once: bounds the candidate matrices of a call.
 QUERY_BATCH_SIZE = 2048
-# Exact search: bounds are computed for at most this many (query, item) pairs at
-# once, and items are verified in blocks of increasing bound.
-_BOUND_BLOCK = 2**23
-_VERIFY_BLOCK = 256
-# Radius calibration: anchors, and near and random partners per anchor.
-_CALIBRATION_ANCHORS = 128
-_CALIBRATION_PARTNERS = 4
 
 
 def _batches(n_items, size):
@@ -281,58 +274,13 @@ class FilterRefineBase(BaseEstimator):
             found = self._refine(batch, candidates, n_neighbors)
             counts = (candidates >= 0).sum(axis=1)
             if self.exact:
-                found, extra = self._verify_bounded(batch, *found, candidates, batch_exclude)
+                found, extra = verify_bounded(self, batch, *found, candidates, batch_exclude)
                 counts = counts + extra
             distances[rows], indices[rows] = found
             if verified is not None:
                 verified.append(counts)
         return distances, indices
 
-    def _bounded_items(self, queries, limits, exclude, skip=None):
-        """Per query: items whose lower bound is at most its limit, and their bounds,
-        leaving out the excluded item and the already refined ``skip[i]``."""
-        found = []
-        step = max(1, _BOUND_BLOCK // max(self.n_samples_fit_, 1))
-        for start in range(0, len(queries), step):
-            rows = np.arange(start, min(start + step, len(queries)))
-            within = self._bound.within(take_items(queries, rows), limits[rows])
-            for row, (items, bounds) in zip(rows, within):
-                drop = [] if skip is None else [skip[row][skip[row] >= 0]]
-                if exclude is not None:
-                    drop.append([exclude[row]])
-                keep = ~np.isin(items, np.concatenate(drop)) if drop else slice(None)
-                found.append((items[keep], bounds[keep]))
-        return found
-
-    def _verify_bounded(self, queries, distances, indices, candidates, exclude):
-        """Exact search: verify, in increasing bound order, every item whose lower
-        bound is at most the current k-th distance; returns the counts verified."""
-        distances, indices = distances.copy(), indices.copy()
-        bounded = self._bounded_items(queries, distances[:, -1], exclude, candidates)
-        verified = np.zeros(len(queries), dtype=np.int64)
-        for row, (items, bounds) in enumerate(bounded):
-            verified[row] = self._verify_row(queries[row], items, bounds, distances[row],
-                                             indices[row])
-        return (distances, indices), verified
-
-    def _verify_row(self, query, items, bounds, distances, indices):
-        """Update one query's top-k in place; returns how many items it verified."""
-        order = np.argsort(bounds, kind="stable")
-        items, bounds = items[order], bounds[order]
-        n_verified = 0
-        for start in range(0, len(items), _VERIFY_BLOCK):
-            block = items[start:start + _VERIFY_BLOCK]
-            block = block[bounds[start:start + _VERIFY_BLOCK] <= distances[-1]]
-            if block.size == 0:  # the bounds only grow, the k-th distance only falls
-                break
-            exact = candidate_distances([query], self._fit_X, block[None, :], self._metric_spec,
-                                        score_cutoff=distances[-1:])[0]
-            merged_ind = np.concatenate([indices, block])
-            merged_dist = np.concatenate([distances, exact])
-            order = np.lexsort((merged_ind, merged_dist))[:len(indices)]
-            indices[:], distances[:] = merged_ind[order], merged_dist[order]
-            n_verified += block.size
-        return n_verified
 
     def _refine(self, queries, candidates, n_neighbors):
         """Exact distances to the candidates; keep the best ``n_neighbors``."""
@@ -378,52 +326,6 @@ class FilterRefineBase(BaseEstimator):
         indptr = np.arange(0, n_queries * n_per_row + 1, n_per_row)
         return sparse.csr_matrix((data, indices.ravel(), indptr),
                                  shape=(n_queries, self.n_samples_fit_))
-
-    # -------------------------------------------------------- radius search
-    def _fit_radius_calibration(self):
-        """Linear fit of embedding distance against exact distance.
-
-        Pairs: each of up to 128 random anchors with its 4 nearest items in
-        the embedding and 4 random items, so both close and typical pairs
-        count.
-        """
-        n_samples = self.n_samples_fit_
-        if n_samples < 2:
-            return np.array([1.0, 0.0])
-        rng = check_random_state(self.random_state)
-        anchors = rng.choice(n_samples, size=min(_CALIBRATION_ANCHORS, n_samples), replace=False)
-        n_near = min(_CALIBRATION_PARTNERS, n_samples - 1)
-        anchor_items = take_items(self._fit_X, anchors)
-        anchor_embedding = self._embed(anchor_items)
-        _, near = self.index_.search(anchor_embedding, n_near, exclude=anchors)
-        far = rng.randint(0, n_samples, size=(len(anchors), _CALIBRATION_PARTNERS))
-        partners = np.hstack([np.where(near < 0, far[:, :1], near), far])
-        exact = candidate_distances(anchor_items, self._fit_X, partners,
-                                    self._metric_spec, n_jobs=self.n_jobs).ravel()
-        partner_embedding = self._embed(take_items(self._fit_X, partners.ravel()))
-        anchor_rows = np.repeat(np.arange(len(anchors)), partners.shape[1])
-        embedded = self._pair_embedding_distances(anchor_embedding[anchor_rows],
-                                                  partner_embedding)
-        if np.ptp(exact) == 0:
-            scale = embedded.mean() / max(exact.mean(), 1e-12)
-            return np.array([scale, 0.0])
-        return np.polyfit(exact, embedded, deg=1)
-
-    def _pair_embedding_distances(self, a, b):
-        if self.embedding_metric_ == "cosine":
-            a, b = normalize(a), normalize(b)
-            return 1.0 - np.asarray(a.multiply(b).sum(axis=1), dtype=np.float64).ravel()
-        if self.embedding_metric_ == "hamming":
-            return (a != b).sum(axis=1).astype(np.float64)
-        if self.embedding_metric_ == "inner_product":
-            return -np.einsum("ij,ij->i", a.astype(np.float64), b)
-        difference = a.astype(np.float64) - b
-        return np.sqrt(np.einsum("ij,ij->i", difference, difference))
-
-    def _embedding_threshold(self, radius):
-        slope, intercept = self.calibration_
-        return self.radius_blowup * max(slope * radius + intercept, 0.0)
-
 
 def _check_objects(X):
     """Validate a 1-D collection of arbitrary objects (series, point sets)."""

@@ -5,12 +5,19 @@ from numbers import Real
 import numpy as np
 from scipy import sparse
 from sklearn.base import _fit_context
+from sklearn.preprocessing import normalize
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..distances import candidate_distances
 from ..utils import take_items
 from ._base import QUERY_BATCH_SIZE, FilterRefineBase, _batches
+
+# Radius calibration: anchors, and near and random partners per anchor.
+_CALIBRATION_ANCHORS = 128
+_CALIBRATION_PARTNERS = 4
+from ._exact import bounded_items
 
 
 class FilterRefineNeighbors(FilterRefineBase):
@@ -229,6 +236,50 @@ class FilterRefineNeighbors(FilterRefineBase):
             neigh_ind[row], neigh_dist[row] = indices, distances
         return neigh_dist, neigh_ind
 
+    def _fit_radius_calibration(self):
+        """Linear fit of embedding distance against exact distance.
+
+        Pairs: each of up to 128 random anchors with its 4 nearest items in
+        the embedding and 4 random items, so both close and typical pairs
+        count.
+        """
+        n_samples = self.n_samples_fit_
+        if n_samples < 2:
+            return np.array([1.0, 0.0])
+        rng = check_random_state(self.random_state)
+        anchors = rng.choice(n_samples, size=min(_CALIBRATION_ANCHORS, n_samples), replace=False)
+        n_near = min(_CALIBRATION_PARTNERS, n_samples - 1)
+        anchor_items = take_items(self._fit_X, anchors)
+        anchor_embedding = self._embed(anchor_items)
+        _, near = self.index_.search(anchor_embedding, n_near, exclude=anchors)
+        far = rng.randint(0, n_samples, size=(len(anchors), _CALIBRATION_PARTNERS))
+        partners = np.hstack([np.where(near < 0, far[:, :1], near), far])
+        exact = candidate_distances(anchor_items, self._fit_X, partners,
+                                    self._metric_spec, n_jobs=self.n_jobs).ravel()
+        partner_embedding = self._embed(take_items(self._fit_X, partners.ravel()))
+        anchor_rows = np.repeat(np.arange(len(anchors)), partners.shape[1])
+        embedded = self._pair_embedding_distances(anchor_embedding[anchor_rows],
+                                                  partner_embedding)
+        if np.ptp(exact) == 0:
+            scale = embedded.mean() / max(exact.mean(), 1e-12)
+            return np.array([scale, 0.0])
+        return np.polyfit(exact, embedded, deg=1)
+
+    def _pair_embedding_distances(self, a, b):
+        if self.embedding_metric_ == "cosine":
+            a, b = normalize(a), normalize(b)
+            return 1.0 - np.asarray(a.multiply(b).sum(axis=1), dtype=np.float64).ravel()
+        if self.embedding_metric_ == "hamming":
+            return (a != b).sum(axis=1).astype(np.float64)
+        if self.embedding_metric_ == "inner_product":
+            return -np.einsum("ij,ij->i", a.astype(np.float64), b)
+        difference = a.astype(np.float64) - b
+        return np.sqrt(np.einsum("ij,ij->i", difference, difference))
+
+    def _embedding_threshold(self, radius):
+        slope, intercept = self.calibration_
+        return self.radius_blowup * max(slope * radius + intercept, 0.0)
+
     def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity",
                                sort_results=False):
         """Sparse graph of the items within ``radius`` of each query.
@@ -263,4 +314,4 @@ class FilterRefineNeighbors(FilterRefineBase):
 def _within(search, queries, exclude, radius):
     """Items whose lower bound is at most ``radius``, per query (exact radius search)."""
     limits = np.full(len(queries), float(radius))
-    return [items for items, _ in search._bounded_items(queries, limits, exclude)]
+    return [items for items, _ in bounded_items(search, queries, limits, exclude)]
