@@ -18,6 +18,7 @@ and is faster, but unpickling runs whatever the file says: use it only for
 files you made.
 """
 
+import functools
 import hashlib
 import importlib
 import inspect
@@ -59,6 +60,8 @@ class _Writer:
             return {"kind": "dict", "items": {k: self.encode(v) for k, v in value.items()}}
         if isinstance(value, type(threading.Lock())):
             return {"kind": "lock"}
+        if isinstance(value, type) and issubclass(value, np.generic):
+            return {"kind": "numpy_type", "dtype": np.dtype(value).str}
         if isinstance(value, type) and _allowed(value):
             return {"kind": "class", "class": _qualified(value)}
         if _is_torch_module(value):
@@ -68,6 +71,11 @@ class _Writer:
             engine = state.pop("_index")
             return {"kind": "index", "class": _qualified(type(value)),
                     "state": self.encode(state), "engine": self._key(self.arrays, engine)}
+        if isinstance(value, functools.partial) and not value.args and (
+                (inspect.isfunction(value.func) and _allowed_function(value.func))
+                or (inspect.isclass(value.func) and _allowed(value.func))):
+            return {"kind": "partial", "function": self.encode(value.func),
+                    "keywords": self.encode(dict(value.keywords))}
         if inspect.isfunction(value) and _allowed_function(value):
             return {"kind": "function", "name": f"{value.__module__}.{value.__qualname__}"}
         if _allowed(type(value)):
@@ -135,6 +143,8 @@ class _Reader:
             return threading.Lock()
         if kind == "class":
             return _import_class(node["class"])
+        if kind == "numpy_type":
+            return np.dtype(node["dtype"]).type
         if kind == "torch_module":
             module = _import_class(node["class"])(**self.decode(node["init_args"]))
             state = self.modules[node["state"]]
@@ -150,6 +160,9 @@ class _Reader:
             return index
         if kind == "function":
             return _import_function(node["name"])
+        if kind == "partial":
+            return functools.partial(self.decode(node["function"]),
+                                     **self.decode(node["keywords"]))
         if kind == "object":
             obj = object.__new__(_import_class(node["class"]))
             state = self.decode(node["state"])

@@ -17,6 +17,7 @@ from sklearn_ed import (
     FilterRefineNeighbors,
     FilterRefineRegressor,
     GRUEmbedder,
+    QGramEmbedder,
     TripletMinedEmbedder,
     load,
     save,
@@ -76,6 +77,34 @@ def test_supervised_and_numeric_estimators_round_trip(families, tmp_path):
                                    max_epochs=2, random_state=0).fit(X)
     np.testing.assert_array_equal(load(save(triplet, tmp_path / "tri")).transform(X),
                                   triplet.transform(X))
+
+
+@pytest.mark.parametrize("embedder", [QGramEmbedder(), CGKEmbedder(random_state=0)],
+                         ids=["qgram", "cgk"])
+def test_exact_search_round_trips(families, tmp_path, embedder):
+    strings, _ = families
+    search = FilterRefineNeighbors(embedder, n_neighbors=3, n_candidates=3,
+                                   exact=True).fit(strings)
+    queries = [s[::2] for s in strings]
+    _assert_same(_answers(load(search.save(tmp_path / "exact")), queries),
+                 _answers(search, queries))
+    _assert_same(_answers(pickle.loads(pickle.dumps(search)), queries),
+                 _answers(search, queries))
+
+
+def test_exact_dtw_round_trips(tmp_path):
+    from sklearn_ed.distances import make_dtw_metric
+
+    metric = make_dtw_metric(window=0.2)
+    series = list(np.random.default_rng(0).normal(size=(30, 12)).cumsum(axis=1))
+    search = FilterRefineNeighbors(FastMapEmbedder(metric=metric, n_components=2,
+                                                   random_state=0),
+                                   metric=metric, n_neighbors=2, n_candidates=2,
+                                   exact=True).fit(series)
+    for restored in (pickle.loads(pickle.dumps(search)), load(save(search, tmp_path / "d"))):
+        for got, expected in zip(restored.kneighbors(series[:5]),
+                                 search.kneighbors(series[:5])):
+            np.testing.assert_array_equal(got, expected)
 
 
 def test_unicode_and_surrogate_free_strings_survive(tmp_path):

@@ -93,6 +93,14 @@ class LevenshteinBound(LowerBound):
         self._base_lengths = np.fromiter(map(len, base), dtype=np.float64, count=len(base))
         self._by_length = np.argsort(self._base_lengths, kind="stable")
         self._sorted_lengths = self._base_lengths[self._by_length]
+        self._strings = np.asarray(base, dtype=object)
+
+    def __getstate__(self):
+        # The q-gram columns are keyed by tuples: rebuild them from the strings.
+        return {"q": self.q, "strings": self._strings}
+
+    def __setstate__(self, state):
+        self.__init__(list(state["strings"]), q=state["q"])
 
     def _profiles(self, strings, grow=False):
         indptr, indices = [0], []

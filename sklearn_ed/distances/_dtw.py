@@ -75,40 +75,39 @@ def make_dtw_metric(window=None):
     """
     if window is not None and not 0 <= window <= 1:
         raise ValueError(f"window must be in [0, 1] or None, got {window!r}.")
-    band = -1.0 if window is None else float(window)
-
-    def pairwise(X, Y, score_cutoff=None):
-        x_values, x_offsets = _pack(as_series(X))
-        y_values, y_offsets = _pack(as_series(Y))
-        if x_values.shape[1] != y_values.shape[1]:
-            raise ValueError("X and Y series must have the same number of channels.")
-        out = np.empty((len(x_offsets) - 1, len(y_offsets) - 1))
-        cutoff = np.inf if score_cutoff is None else float(score_cutoff)
-        dtw_pairwise(x_values, x_offsets, y_values, y_offsets, band, cutoff, out)
-        return out
-
     name = "dtw" if window is None else f"dtw(window={window})"
-    return Metric(name=name, pairwise=pairwise, input_type="objects",
-                  supports_cutoff=True, oracle=_make_oracle(window),
+    return Metric(name=name, pairwise=partial(dtw_band_pairwise, window=window),
+                  input_type="objects", supports_cutoff=True,
+                  oracle=partial(dtw_oracle, window=window),
                   lower_bound=partial(DTWBound, window=window))
 
 
-def _make_oracle(window):
-    def dtw_oracle(x, y):
-        """Plain dynamic programming over the full (banded) cost matrix."""
-        x, y = as_series([x])[0], as_series([y])[0]
-        n, m = len(x), len(y)
-        band = max(n, m) if window is None else max(int(np.ceil(window * max(n, m))), abs(n - m))
-        accumulated = np.full((n + 1, m + 1), np.inf)
-        accumulated[0, 0] = 0.0
-        for i in range(1, n + 1):
-            for j in range(max(1, i - band), min(m, i + band) + 1):
-                cost = float(np.sum((x[i - 1] - y[j - 1]) ** 2))
-                accumulated[i, j] = cost + min(accumulated[i - 1, j], accumulated[i, j - 1],
-                                               accumulated[i - 1, j - 1])
-        return float(np.sqrt(accumulated[n, m]))
+def dtw_band_pairwise(X, Y, score_cutoff=None, *, window=None):
+    """All DTW distances between two collections of series (numba kernel)."""
+    x_values, x_offsets = _pack(as_series(X))
+    y_values, y_offsets = _pack(as_series(Y))
+    if x_values.shape[1] != y_values.shape[1]:
+        raise ValueError("X and Y series must have the same number of channels.")
+    out = np.empty((len(x_offsets) - 1, len(y_offsets) - 1))
+    cutoff = np.inf if score_cutoff is None else float(score_cutoff)
+    band = -1.0 if window is None else float(window)
+    dtw_pairwise(x_values, x_offsets, y_values, y_offsets, band, cutoff, out)
+    return out
 
-    return dtw_oracle
+
+def dtw_oracle(x, y, *, window=None):
+    """Plain dynamic programming over the full (banded) cost matrix."""
+    x, y = as_series([x])[0], as_series([y])[0]
+    n, m = len(x), len(y)
+    band = max(n, m) if window is None else max(int(np.ceil(window * max(n, m))), abs(n - m))
+    accumulated = np.full((n + 1, m + 1), np.inf)
+    accumulated[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(max(1, i - band), min(m, i + band) + 1):
+            cost = float(np.sum((x[i - 1] - y[j - 1]) ** 2))
+            accumulated[i, j] = cost + min(accumulated[i - 1, j], accumulated[i, j - 1],
+                                           accumulated[i - 1, j - 1])
+    return float(np.sqrt(accumulated[n, m]))
 
 
 DTW = make_dtw_metric()
