@@ -163,6 +163,10 @@ class HNSWIndex(FaissIndex):
         return self._index.storage.range_search(vectors, radius)
 
 
+# Training rows per list of the inverted lists' k-means.
+_TRAIN_PER_LIST = 40
+
+
 class IVFIndex(FaissIndex):
     """Inverted lists (faiss ``IndexBinaryIVF`` / ``IndexIVFFlat``): items are
     grouped around ``n_lists`` centroids learnt from the first items added,
@@ -184,7 +188,8 @@ class IVFIndex(FaissIndex):
         Lists scanned per query; ``None`` means ``max(1, n_lists // 8)``.
     n_items_hint : int, default=None
         Expected number of items (sizes ``n_lists``); ``None`` uses the rows
-        of the first :meth:`add`.
+        of the first :meth:`add`. The centroids are learnt from up to 40
+        random rows per list of the first :meth:`add`.
     chunk_size : int, default=4096
         Queries searched at once.
     random_state : int, default=0
@@ -220,7 +225,10 @@ class IVFIndex(FaissIndex):
             index = faiss.IndexIVFFlat(quantizer, vectors.shape[1], n_lists, faiss_metric)
         index.cp.seed = int(self.random_state or 0)
         index.cp.min_points_per_centroid = 1  # n_lists is sized above; no warning
-        index.train(vectors)
+        # k-means on a sample: faiss converts binary training rows to floats
+        # (4 bytes per bit), so all of a large first batch would not fit.
+        sample = np.random.default_rng(self.random_state or 0).permutation(len(vectors))
+        index.train(np.ascontiguousarray(vectors[np.sort(sample[:_TRAIN_PER_LIST * n_lists])]))
         return _on_gpu(index, self.device)
 
     def _probes(self):
