@@ -19,8 +19,8 @@ INDEX_ALGORITHMS = {
 AUTO_SCAN_MAX_BYTES = 32 * 2**20
 # Symbol codes wider than this many packed bytes stay on the exact scan: on
 # 100,000 simulated 1 kbp reads (2.5 KB of bits each) neither binary HNSW nor
-# inverted lists kept the scan's candidates (IVF: 0.06 of them at 16 of 256
-# lists probed; benchmarks/bench_index_reads.py). For long strings a dense
+# inverted lists kept the scan's candidates (IVF: 3.5 % of them probing 5 % of
+# the lists; benchmarks/results/index_reads_100k.txt). For long strings a dense
 # learned embedding (CNNEDEmbedder) is what a graph index can serve.
 AUTO_GRAPH_MAX_CODE_BYTES = 512
 
