@@ -111,6 +111,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--csv", default=None, help="the result table as CSV (for the docs)")
     args = parser.parse_args()
     print_header("spell-100k: nearest word of 1,000 misspellings",
                  [f"{args.n_jobs} workers for every method"])
@@ -151,8 +152,13 @@ def main():
                      f"{brute_time / (query_time + fit_time):.2f}x"])
         results["methods"].append({"name": name, "fit_s": fit_time, "query_s": query_time,
                                    "top1_recall": recall})
-    print(format_table(["method", "fit s", "ms / query", "top-1 recall", "speed-up",
-                        "incl. fit"], rows,
+    headers = ["method", "fit s", "ms / query", "top-1 recall", "speed-up", "incl. fit"]
+    if args.csv:
+        import csv
+
+        with open(args.csv, "w", newline="") as file:
+            csv.writer(file).writerows([headers] + rows)
+    print(format_table(headers, rows,
                        title=f"100,000 words, {len(queries):,} misspellings, "
                              f"{args.n_jobs} workers"))
     if args.json:
