@@ -140,7 +140,7 @@ def main():
         methods.append((f"sklearn-ed CGKEmbedder(), {algorithm}, C=100",
                         lambda a=algorithm: nearest_distances_sklearn_ed(
                             base, queries, CGKEmbedder(random_state=0), 100, a, args.n_jobs)))
-    rows = [["rapidfuzz.process.cdist (brute force)", "-",
+    rows = [["rapidfuzz.process.cdist (brute force)", "n/a",
              f"{brute_time * 1e3 / len(queries):.3f}", "1.000", "1.0x", "1.0x"]]
     results = {"brute_s": brute_time, "n_queries": len(queries), "methods": []}
     for name, run in methods:
