@@ -95,17 +95,19 @@ class SparseCosineIndex(BaseIndex):
 
     def _search(self, vectors, k):
         product = self._top(vectors, k)
-        distances = np.full((vectors.shape[0], k), np.inf)
-        indices = np.full((vectors.shape[0], k), -1, dtype=np.int64)
-        for row in range(vectors.shape[0]):
-            start, stop = product.indptr[row], product.indptr[row + 1]
-            found = product.indices[start:stop]
-            indices[row, :len(found)] = found
-            distances[row, :len(found)] = 1.0 - product.data[start:stop]
-            if len(found) < k:  # items sharing no feature: cosine distance 1
-                spare = np.setdiff1d(np.arange(k + len(found)), found)[:k - len(found)]
-                indices[row, len(found):] = spare
-                distances[row, len(found):] = 1.0
+        n_rows = vectors.shape[0]
+        counts = np.diff(product.indptr)
+        rows = np.repeat(np.arange(n_rows), counts)
+        slots = np.arange(product.nnz) - np.repeat(product.indptr[:-1], counts)
+        distances = np.full((n_rows, k), np.inf)
+        indices = np.full((n_rows, k), -1, dtype=np.int64)
+        indices[rows, slots] = product.indices
+        distances[rows, slots] = 1.0 - product.data
+        for row in np.flatnonzero(counts < k):  # items sharing no feature: cosine 0
+            found = indices[row, :counts[row]]
+            spare = np.setdiff1d(np.arange(k + len(found)), found)[:k - len(found)]
+            indices[row, counts[row]:] = spare
+            distances[row, counts[row]:] = 1.0
         return distances, indices
 
     def _search_exhaustive(self, vectors, k):
