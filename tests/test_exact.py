@@ -37,6 +37,7 @@ def test_levenshtein_bound_never_exceeds_the_distance(base, queries, q):
 def test_sparse_within_equals_dense_bounds(base, queries, q, limits):
     bound = LevenshteinBound(base, q=q)
     dense = bound.bounds(queries)
+    limits = limits[:len(queries)]
     for row, (items, values) in enumerate(bound.within(queries, np.array(limits))):
         expected = np.flatnonzero(dense[row] <= limits[row])
         np.testing.assert_array_equal(items, expected)
