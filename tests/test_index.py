@@ -290,3 +290,21 @@ def test_cuda_flat_index_matches_cpu():
     np.testing.assert_array_equal(gpu.search(vectors, 5)[1], cpu.search(vectors, 5)[1])
     restored = pickle.loads(pickle.dumps(gpu))
     np.testing.assert_array_equal(restored.search(vectors, 5)[1], cpu.search(vectors, 5)[1])
+
+
+@pytest.mark.parametrize("index_class", [FlatIndex, HNSWIndex, IVFIndex])
+def test_inner_product_distances_are_negated_products(index_class):
+    rng = np.random.default_rng(4)
+    base = rng.normal(size=(200, 5)).astype(np.float32)
+    queries = rng.normal(size=(6, 5)).astype(np.float32)
+    products = queries.astype(np.float64) @ base.T.astype(np.float64)
+    index = index_class("inner_product").add(base)
+    distances, indices = index.search(queries, 200)
+    np.testing.assert_array_equal(indices[:, 0], products.argmax(axis=1))
+    np.testing.assert_allclose(distances, -np.sort(products, axis=1)[:, ::-1], rtol=1e-4,
+                               atol=1e-4)
+    flat = FlatIndex("inner_product").add(base)
+    for row, hits in enumerate(flat.range_search(queries, -1.0)):
+        # float32 products: only pairs within rounding of the threshold may differ
+        assert set(np.flatnonzero(-products[row] <= -1.0 - 1e-4)) <= set(hits)
+        assert set(hits) <= set(np.flatnonzero(-products[row] <= -1.0 + 1e-4))
