@@ -26,6 +26,7 @@ from ._codes import (
     embedder_pairwise_distances,
     embedding_spec,
     pack_symbol_codes,
+    paired_embedding_distances,
     pairwise_embedding_distances,
 )
 from ._factory import INDEX_ALGORITHMS, make_index, resolve_algorithm
@@ -47,6 +48,7 @@ __all__ = [
     "embedding_spec",
     "make_index",
     "pack_symbol_codes",
+    "paired_embedding_distances",
     "pairwise_embedding_distances",
     "resolve_algorithm",
 ]

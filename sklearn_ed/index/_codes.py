@@ -194,6 +194,35 @@ def pairwise_embedding_distances(query_embedding, base_embedding, metric, n_symb
     return np.sqrt(np.maximum(squared, 0.0))
 
 
+def paired_embedding_distances(a, b, metric):
+    """Embedding distance of row ``a[i]`` to row ``b[i]``, for every i.
+
+    Parameters
+    ----------
+    a, b : ndarray or sparse matrix of shape (n, n_features)
+        Symbol codes, float vectors or sparse rows, as the metric takes.
+    metric : {"hamming", "euclidean", "inner_product", "cosine"}
+        Distance between embedded items.
+
+    Returns
+    -------
+    distances : ndarray of float64, shape (n,)
+        In the units of :func:`pairwise_embedding_distances`.
+    """
+    if metric == "cosine":
+        from sklearn.preprocessing import normalize
+
+        products = normalize(sparse.csr_matrix(a)).multiply(normalize(sparse.csr_matrix(b)))
+        return 1.0 - np.asarray(products.sum(axis=1), dtype=np.float64).ravel()
+    if metric == "hamming":
+        return (np.asarray(a) != np.asarray(b)).sum(axis=1).astype(np.float64)
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if metric == "inner_product":
+        return -np.einsum("ij,ij->i", a, b)
+    difference = a - b
+    return np.sqrt(np.einsum("ij,ij->i", difference, difference))
+
+
 def embedder_pairwise_distances(embedder, X, Y=None):
     """Embedding distances between items as a fitted embedder declares them.
 

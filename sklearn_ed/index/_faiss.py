@@ -232,9 +232,10 @@ class IVFIndex(FaissIndex):
         return _on_gpu(index, self.device)
 
     def _probes(self):
+        if self.n_probe is not None:
+            return self.n_probe
         n_lists = self._index.nlist
-        return n_lists if self.n_probe is None and n_lists <= 8 else (
-            self.n_probe or max(1, n_lists // 8))
+        return n_lists if n_lists <= 8 else n_lists // 8
 
     def _params(self, n_probe):
         return faiss.SearchParametersIVF(nprobe=int(min(n_probe, self._index.nlist)))

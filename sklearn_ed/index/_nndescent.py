@@ -13,6 +13,7 @@ import faiss
 import numpy as np
 
 from ._base import BaseIndex
+from ._codes import packed_width
 
 # Largest (queries x items) block of an exhaustive scan.
 _SCAN_BLOCK = 2**24
@@ -130,8 +131,8 @@ class NNDescentIndex(BaseIndex):
         self._data = self._index = None
         if data.size:
             dtype = np.uint8 if self.metric == "hamming" else np.float32
-            width = (self._encode(np.zeros((1, n_features), dtype=np.int64)).shape[1]
-                     if self.metric == "hamming" else n_features)
+            width = (packed_width(n_features, self.n_symbols) if self.metric == "hamming"
+                     else n_features)
             self._data = data.view(dtype).reshape(-1, width)
             self._index = self._build(self._data)
         return self

@@ -5,12 +5,12 @@ from numbers import Real
 import numpy as np
 from scipy import sparse
 from sklearn.base import _fit_context
-from sklearn.preprocessing import normalize
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..distances import candidate_distances
+from ..index import paired_embedding_distances
 from ..utils import take_items
 from ._base import QUERY_BATCH_SIZE, FilterRefineBase, _batches
 
@@ -258,23 +258,12 @@ class FilterRefineNeighbors(FilterRefineBase):
                                     self._metric_spec, n_jobs=self.n_jobs).ravel()
         partner_embedding = self._embed(take_items(self._fit_X, partners.ravel()))
         anchor_rows = np.repeat(np.arange(len(anchors)), partners.shape[1])
-        embedded = self._pair_embedding_distances(anchor_embedding[anchor_rows],
-                                                  partner_embedding)
+        embedded = paired_embedding_distances(anchor_embedding[anchor_rows],
+                                              partner_embedding, self.embedding_metric_)
         if np.ptp(exact) == 0:
             scale = embedded.mean() / max(exact.mean(), 1e-12)
             return np.array([scale, 0.0])
         return np.polyfit(exact, embedded, deg=1)
-
-    def _pair_embedding_distances(self, a, b):
-        if self.embedding_metric_ == "cosine":
-            a, b = normalize(a), normalize(b)
-            return 1.0 - np.asarray(a.multiply(b).sum(axis=1), dtype=np.float64).ravel()
-        if self.embedding_metric_ == "hamming":
-            return (a != b).sum(axis=1).astype(np.float64)
-        if self.embedding_metric_ == "inner_product":
-            return -np.einsum("ij,ij->i", a.astype(np.float64), b)
-        difference = a.astype(np.float64) - b
-        return np.sqrt(np.einsum("ij,ij->i", difference, difference))
 
     def _embedding_threshold(self, radius):
         slope, intercept = self.calibration_
