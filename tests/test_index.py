@@ -308,3 +308,10 @@ def test_inner_product_distances_are_negated_products(index_class):
         # float32 products: only pairs within rounding of the threshold may differ
         assert set(np.flatnonzero(-products[row] <= -1.0 - 1e-4)) <= set(hits)
         assert set(hits) <= set(np.flatnonzero(-products[row] <= -1.0 + 1e-4))
+
+
+def test_inner_product_range_beyond_float32_finds_nothing_or_everything():
+    vectors = np.random.default_rng(5).normal(size=(20, 3)).astype(np.float32)
+    index = FlatIndex("inner_product").add(vectors)
+    assert all(len(hits) == 0 for hits in index.range_search(vectors[:2], -1e300))
+    assert all(len(hits) == 20 for hits in index.range_search(vectors[:2], 1e300))

@@ -243,7 +243,9 @@ class BaseIndex:
             radius = (np.float32(threshold) ** 2 if self.metric == "euclidean"
                       else -np.float32(threshold))
         if not np.isfinite(radius):
-            return None if self.metric == "euclidean" or threshold > 0 else 0.0
+            if self.metric == "euclidean" or threshold > 0:
+                return None
+            return float(np.finfo(np.float32).max)  # inner product above any value: none
         return float(np.nextafter(radius, np.float32(-np.inf if self.metric != "euclidean"
                                                      else np.inf)))
 

@@ -13,9 +13,9 @@ INDEX_ALGORITHMS = {
 }
 
 # "auto" scans every item while a query reads at most this many bytes of
-# codes: about 0.6 ms per query on 2 cores (100,000 CGK-coded words, 216 bytes
-# each, in benchmarks/bench_index.py), where HNSW's build cost is not yet
-# repaid by its faster queries.
+# codes: about half a millisecond per query on 2 cores (100,000 CGK-coded
+# words, 216 bytes each, benchmarks/results/index_words.txt), where HNSW's
+# build cost is not yet repaid by its faster queries.
 AUTO_SCAN_MAX_BYTES = 32 * 2**20
 # Symbol codes wider than this many packed bytes stay on the exact scan: on
 # 100,000 simulated 1 kbp reads (2.5 KB of bits each) neither binary HNSW nor
