@@ -121,7 +121,29 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         self : QGramEmbedder
             Fitted embedder.
         """
-        strings = check_strings(X)
+        self._fit_counts(check_strings(X))
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit_transform(self, X, y=None):
+        """Fit on X and return its profiles, counting the q-grams once.
+
+        Parameters
+        ----------
+        X : array-like of str of shape (n_samples,)
+            Training strings.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        X_new : scipy.sparse.csr_matrix of float32, shape (n_samples, n_features)
+            Equal to ``fit(X).transform(X)``.
+        """
+        return self._profiles(self._fit_counts(check_strings(X)))
+
+    def _fit_counts(self, strings):
+        """Learn q, the vocabulary and the idf weights; the q-gram counts of ``strings``."""
         self.q_ = default_q(strings) if self.q is None else self.q
         longest = max(map(len, strings)) + (2 if self.padding else 0)
         if self.q_ > longest:
@@ -136,7 +158,7 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         self.tfidf_ = (TfidfTransformer(norm=None).fit(counts)
                        if self.weighting == "tfidf" else None)
         self.n_features_out_ = counts.shape[1]
-        return self
+        return counts
 
     def _padded(self, strings):
         if not self.padding or self.q_ == 1:
@@ -158,7 +180,9 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
             One row per string; ``n_features`` is ``n_features_out_``.
         """
         check_is_fitted(self)
-        counts = self.vectorizer_.transform(self._padded(check_strings(X)))
+        return self._profiles(self.vectorizer_.transform(self._padded(check_strings(X))))
+
+    def _profiles(self, counts):
         if self.tfidf_ is not None:
             counts = self.tfidf_.transform(counts)
         return normalize(counts, copy=False).astype(np.float32).tocsr()

@@ -47,6 +47,14 @@ def test_default_q_follows_alphabet_length_and_size():
     assert QGramEmbedder().fit(dna).q_ == 6  # 4 ** 6 >= 1000 * 4
 
 
+@pytest.mark.parametrize("weighting", ["tfidf", "count", "binary"])
+def test_fit_transform_equals_fit_then_transform(families, weighting):
+    strings, _ = families
+    once = QGramEmbedder(weighting=weighting).fit_transform(strings)
+    twice = QGramEmbedder(weighting=weighting).fit(strings).transform(strings)
+    assert (once != twice).nnz == 0
+
+
 def test_bad_q():
     with pytest.raises(InvalidParameterError):
         QGramEmbedder(q=0).fit(["abc"])

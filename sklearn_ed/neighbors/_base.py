@@ -95,11 +95,18 @@ class FilterRefineBase(BaseEstimator):
         self._check_exact()
         self._fit_X = X
         self.n_samples_fit_ = len(X)
-        self.embedder_ = self._make_embedder(X).fit(X)
-        spec = embedding_spec(self.embedder_)
-        self.embedding_metric_ = spec.metric
+        embedder = self._make_embedder(X)
         self.index_ = None
-        self._add_to_index(X)
+        if getattr(embedder, "embedding_metric", None) == "cosine":
+            # Sparse profiles take the memory of the text itself: one pass over
+            # the base fits the embedder and embeds it (fit, then transform,
+            # would read the text twice).
+            self.embedder_ = embedder
+            self._add_embedding(embedder.fit_transform(X), len(X))
+        else:
+            self.embedder_ = embedder.fit(X)
+            self._add_to_index(X)
+        self.embedding_metric_ = embedding_spec(self.embedder_).metric
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
         self._fit_bound()
         return self
@@ -122,14 +129,17 @@ class FilterRefineBase(BaseEstimator):
     def _add_to_index(self, X):
         """Embed ``X`` batch by batch and append it to the index (built at first)."""
         for rows in _batches(len(X), FIT_BATCH_SIZE):
-            embedding = self._embed(take_items(X, np.arange(rows.start, rows.stop)))
-            if self.index_ is None:
-                self.index_ = make_index(
-                    self.filter_algorithm, embedding_spec(self.embedder_),
-                    n_items=len(X), n_features=embedding.shape[1],
-                    params=self.index_params, random_state=self.random_state,
-                    n_jobs=self.n_jobs)
-            self.index_.add(embedding)
+            self._add_embedding(self._embed(take_items(X, np.arange(rows.start, rows.stop))),
+                                len(X))
+
+    def _add_embedding(self, embedding, n_items):
+        """Append embedded items to the index, built for ``n_items`` at the first call."""
+        if self.index_ is None:
+            self.index_ = make_index(
+                self.filter_algorithm, embedding_spec(self.embedder_), n_items=n_items,
+                n_features=embedding.shape[1], params=self.index_params,
+                random_state=self.random_state, n_jobs=self.n_jobs)
+        self.index_.add(embedding)
 
     def _partial_fit(self, X):
         """Append validated items to the fitted base (the embedder stays as fitted)."""
