@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 from scipy import sparse
@@ -99,8 +101,8 @@ def test_radius_results_are_verified_subset(families):
         found += np.isin(truth, indices[row]).sum()
         total += len(truth)
     assert found / total > 0.8
-    slope, intercept = search.calibration_
-    assert slope > 0
+    radii, thresholds = search.radius_calibration_.T
+    assert (np.diff(radii) > 0).all() and (np.diff(thresholds) >= 0).all()
 
 
 def test_graphs_have_kneighbors_transformer_format(words):
@@ -231,10 +233,16 @@ def test_empty_strings_are_valid():
 
 
 def test_unseen_characters_and_long_queries_are_handled():
-    search = FilterRefineNeighbors(n_neighbors=1, random_state=0).fit(["abc", "abd", "xyz"])
+    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=1,
+                                   random_state=0).fit(["abc", "abd", "xyz"])
     with pytest.warns(UserWarning, match="longer than max_length=3"):
         distances, indices = search.kneighbors(["\u00e9abc\U0001F600"])
     assert indices[0, 0] == 0 and distances[0, 0] == 2  # exact metric sees the whole query
+    default = FilterRefineNeighbors(n_neighbors=1).fit(["abc", "abd", "xyz"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # q-gram profiles have no length limit
+        distances, indices = default.kneighbors(["\u00e9abc\U0001F600"])
+    assert indices[0, 0] == 0 and distances[0, 0] == 2
 
 
 def test_too_many_neighbours_is_rejected():

@@ -207,8 +207,8 @@ class BaseIndex:
             vectors = self._encode(queries[rows])
             radius = self._engine_radius(threshold, vectors.shape[1])
             if radius is None:  # every item qualifies
-                lims = np.arange(len(vectors) + 1) * self.n_items
-                ids = np.tile(np.arange(self.n_items), len(vectors))
+                lims = np.arange(vectors.shape[0] + 1) * self.n_items
+                ids = np.tile(np.arange(self.n_items), vectors.shape[0])
             else:
                 lims, _, ids = self._range_search(vectors, radius)
             for offset in range(len(lims) - 1):

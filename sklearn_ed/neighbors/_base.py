@@ -7,22 +7,24 @@ query:  embed the queries, take ``n_candidates`` by embedding distance
 """
 
 import math
-from numbers import Integral
+import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, clone
-from sklearn.preprocessing import FunctionTransformer
+from tqdm.auto import tqdm
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._cgk import CGKEmbedder
 from .._strings import check_strings
 from ..distances import Metric, available_metrics, candidate_distances, get_metric
 from ..index import INDEX_ALGORITHMS, embed_for_index, embedding_spec, make_index
 from ..index._base import sort_by_value
 from ..utils import declare_metric_input, take_items
+from ._auto import choose_embedder
 from ._exact import verify_bounded
+from ._recall_check import check_recall, sample_size
 
 # Items embedded and added to the index at once during fit and partial_fit:
 # bounds the uncompressed embedding held in memory (3 KB per 1 kbp read for CGK).
@@ -62,13 +64,17 @@ class FilterRefineBase(BaseEstimator):
     """Base class of the FilterRefine estimators (not for direct use)."""
 
     _parameter_constraints: dict = {
-        "embedder": [HasMethods(["fit", "transform"]), None],
+        "embedder": [HasMethods(["fit", "transform"]), StrOptions({"auto"}), None],
         "metric": [str, callable, Metric],
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "n_candidates": [
             Interval(Integral, 1, None, closed="left"),
             Interval(RealNotInt, 0, 1, closed="right"),
+            StrOptions({"auto"}),
         ],
+        "target_recall": [Interval(Real, 0, 1, closed="right")],
+        "check_recall": ["boolean"],
+        "verbose": ["verbose"],
         "filter_algorithm": [StrOptions({"auto", *INDEX_ALGORITHMS})],
         "index_params": [dict, None],
         "exact": ["boolean"],
@@ -76,13 +82,17 @@ class FilterRefineBase(BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5,
-                 n_candidates=100, filter_algorithm="auto", index_params=None, exact=False,
-                 n_jobs=None, random_state=None):
+    def __init__(self, embedder="auto", *, metric="levenshtein", n_neighbors=5,
+                 n_candidates="auto", target_recall=0.95, check_recall=True,
+                 filter_algorithm="auto", index_params=None, exact=False,
+                 n_jobs=None, random_state=None, verbose=0):
         self.embedder = embedder
         self.metric = metric
         self.n_neighbors = n_neighbors
         self.n_candidates = n_candidates
+        self.target_recall = target_recall
+        self.check_recall = check_recall
+        self.verbose = verbose
         self.filter_algorithm = filter_algorithm
         self.index_params = index_params
         self.exact = exact
@@ -91,12 +101,19 @@ class FilterRefineBase(BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _fit(self, X):
-        """Embed and index ``X`` (already validated)."""
+        """Embed and index ``X`` (already validated), then check the filter's recall."""
         self._check_exact()
+        if self.n_candidates == "auto" and not self.check_recall:
+            raise ValueError(
+                'n_candidates="auto" picks the candidate count from the recall check; '
+                "set check_recall=True, or give n_candidates as a count or a fraction."
+            )
         self._fit_X = X
         self.n_samples_fit_ = len(X)
         embedder = self._make_embedder(X)
         self.index_ = None
+        self._log(f"embedder: {type(embedder).__name__}; filter index: "
+                  f"{self.filter_algorithm}")
         if getattr(embedder, "embedding_metric", None) == "cosine":
             # Sparse profiles take the memory of the text itself: one pass over
             # the base fits the embedder and embeds it (fit, then transform,
@@ -105,11 +122,76 @@ class FilterRefineBase(BaseEstimator):
             self._add_embedding(embedder.fit_transform(X), len(X))
         else:
             self.embedder_ = embedder.fit(X)
-            self._add_to_index(X)
+            self._add_to_index(X, desc="embed and index")
         self.embedding_metric_ = embedding_spec(self.embedder_).metric
-        self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
         self._fit_bound()
+        self._fit_n_candidates()
         return self
+
+    def _log(self, message):
+        if self.verbose:
+            tqdm.write(f"[{type(self).__name__}] {message}")
+
+    def _progress(self, total, desc):
+        """A progress bar shown when ``verbose`` (tqdm)."""
+        return tqdm(total=total, desc=desc, disable=not self.verbose, leave=False)
+
+    def _fit_n_candidates(self):
+        """Resolve ``n_candidates_`` and estimate the filter's recall on the base.
+
+        Sets ``estimated_recall_`` and ``estimated_recall_se_`` (NaN without the
+        check) and ``recall_curve_``; warns when the estimate misses
+        ``target_recall``.
+        """
+        n_available = self.n_samples_fit_ - 1
+        k = min(self.n_neighbors, max(n_available, 1))
+        fixed = None if self.n_candidates == "auto" else self._resolve_n_candidates(n_available)
+        self.recall_curve_ = np.empty((0, 3))
+        self._recall_check = None
+        self.estimated_recall_ = self.estimated_recall_se_ = float("nan")
+        if fixed is None and n_available <= 2 * sample_size(k) or \
+                fixed is not None and fixed >= n_available:
+            # Brute force costs no more than a check: every item is a candidate.
+            self.n_candidates_ = self.n_samples_fit_ if fixed is None else fixed
+            self.estimated_recall_, self.estimated_recall_se_ = 1.0, 0.0
+            self._log(f"{self.n_samples_fit_} items: n_candidates_={self.n_candidates_}, "
+                      "every item is verified (exact search)")
+            return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
+        if not self.check_recall:
+            self.n_candidates_ = fixed
+            return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
+        with self._progress(sample_size(k), "recall check (exact brute force)") as progress:
+            check = check_recall(self, k, fixed or 0, progress)
+        self._recall_check = check
+        self.recall_curve_ = np.column_stack([check.grid, check.recall(),
+                                              check.standard_error()])
+        chosen = fixed if fixed is not None else check.smallest_reaching(self.target_recall)
+        self.n_candidates_ = int(chosen if chosen is not None else check.grid[-1])
+        self.estimated_recall_, self.estimated_recall_se_ = check.at(self.n_candidates_)
+        self._log(f"n_candidates_={self.n_candidates_}: estimated top-{k} recall "
+                  f"{self.estimated_recall_:.3f} +/- {self.estimated_recall_se_:.3f} "
+                  f"({check.n_queries} pseudo-queries)")
+        if self.estimated_recall_ < self.target_recall:
+            self._warn_low_recall(check, k, fixed)
+        self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
+
+    def _warn_low_recall(self, check, k, fixed):
+        estimate = (f"estimated top-{k} recall {self.estimated_recall_:.3f} "
+                    f"(+/- {self.estimated_recall_se_:.3f}, {check.n_queries} items of the "
+                    f"base as queries) at n_candidates={self.n_candidates_} is below "
+                    f"target_recall={self.target_recall}")
+        enough = check.smallest_reaching(self.target_recall)
+        if fixed is not None and enough is not None:
+            advice = (f"n_candidates={enough} reaches it on the sample; or set "
+                      'n_candidates="auto".')
+        else:
+            advice = ("no candidate count up to "
+                      f"{int(check.grid[-1])} reaches it with {type(self.embedder_).__name__}: "
+                      "use exact=True (exact answers), another embedder, or a lower "
+                      "target_recall.")
+        # Raised from fit: _fit_context, fit, _fit, _fit_n_candidates, here.
+        warnings.warn(f"{type(self).__name__}: {estimate}; {advice}", UserWarning,
+                      stacklevel=6)
 
     def _check_exact(self):
         if self.exact and self._metric_spec.lower_bound is None:
@@ -123,14 +205,20 @@ class FilterRefineBase(BaseEstimator):
             )
 
     def _fit_bound(self):
-        """The metric's lower bound over the base (``exact=True``)."""
-        self._bound = self._metric_spec.lower_bound(self._fit_X) if self.exact else None
+        """The metric's lower bound over the base, where a search needs it."""
+        self._bound = self._metric_spec.lower_bound(self._fit_X) if self._needs_bound() \
+            else None
 
-    def _add_to_index(self, X):
+    def _needs_bound(self):
+        return self.exact
+
+    def _add_to_index(self, X, desc="embed and index"):
         """Embed ``X`` batch by batch and append it to the index (built at first)."""
-        for rows in _batches(len(X), FIT_BATCH_SIZE):
-            self._add_embedding(self._embed(take_items(X, np.arange(rows.start, rows.stop))),
-                                len(X))
+        with self._progress(len(X), desc) as progress:
+            for rows in _batches(len(X), FIT_BATCH_SIZE):
+                batch = take_items(X, np.arange(rows.start, rows.stop))
+                self._add_embedding(self._embed(batch), len(X))
+                progress.update(len(batch))
 
     def _add_embedding(self, embedding, n_items):
         """Append embedded items to the index, built for ``n_items`` at the first call."""
@@ -142,8 +230,11 @@ class FilterRefineBase(BaseEstimator):
         self.index_.add(embedding)
 
     def _partial_fit(self, X):
-        """Append validated items to the fitted base (the embedder stays as fitted)."""
-        self._add_to_index(X)
+        """Append validated items to the fitted base (the embedder stays as fitted).
+
+        ``n_candidates_`` and the recall estimate stay those of ``fit``.
+        """
+        self._add_to_index(X, desc="embed and add")
         self._fit_X = _concat_items(self._fit_X, X)
         self.n_samples_fit_ = len(self._fit_X)
         self._fit_bound()
@@ -171,16 +262,11 @@ class FilterRefineBase(BaseEstimator):
         return _check_objects(X)
 
     def _make_embedder(self, X):
-        if self.embedder is not None:
-            return clone(self.embedder)
-        if self._metric_spec.input_type == "vectors":
-            return FunctionTransformer()
-        if all(isinstance(item, str) for item in X):
-            return CGKEmbedder(random_state=self.random_state)
-        raise ValueError(
-            f"metric={self.effective_metric_!r} compares arbitrary objects; pass "
-            "an embedder: a transformer that maps them to fixed-length vectors."
-        )
+        if self.embedder is None or (isinstance(self.embedder, str)
+                                     and self.embedder == "auto"):
+            return choose_embedder(X, self._metric_spec, self.filter_algorithm, self.n_jobs,
+                                   self.random_state)
+        return clone(self.embedder)
 
     def _embed(self, X):
         return embed_for_index(self.embedder_, X)
@@ -210,6 +296,8 @@ class FilterRefineBase(BaseEstimator):
 
     # ------------------------------------------------------------ kneighbors
     def _resolve_n_candidates(self, n_available):
+        if self.n_candidates == "auto":
+            return min(self.n_candidates_, n_available)
         if isinstance(self.n_candidates, Integral):
             return min(self.n_candidates, n_available)
         return min(max(1, math.ceil(self.n_candidates * n_available)), n_available)

@@ -17,8 +17,9 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
 
     Parameters
     ----------
-    embedder : transformer, default=None
-        Embedding used by the filter (see :class:`FilterRefineNeighbors`).
+    embedder : "auto" or transformer, default="auto"
+        Embedding used by the filter; "auto" chooses from the data (see
+        :class:`FilterRefineNeighbors`).
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
     n_neighbors : int, default=5
@@ -26,8 +27,14 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
     weights : {"uniform", "distance"}, callable or None, default="uniform"
         Vote weights: equal, inverse exact distance, or a function of the
         distance array.
-    n_candidates : int or float, default=100
-        Candidates refined per query (count, or fraction of the fitted set).
+    n_candidates : "auto", int or float, default="auto"
+        Candidates refined per query (count, fraction of the fitted set, or
+        "auto": the smallest count reaching ``target_recall`` on the recall
+        check; see :class:`FilterRefineNeighbors`).
+    target_recall : float in (0, 1], default=0.95
+        Recall the filter should reach; fit warns when the estimate is below.
+    check_recall : bool, default=True
+        Estimate the filter's recall at fit (``estimated_recall_``).
     filter_algorithm : {"auto", "brute", "hnsw", "ivf", "nndescent"}, default="auto"
         The filter's vector index (see :class:`FilterRefineNeighbors`).
     index_params : dict, default=None
@@ -41,6 +48,9 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         Parallel jobs of the refine step.
     random_state : int, RandomState instance or None, default=None
         Seeds the default embedder and NNDescent.
+    verbose : int, default=0
+        Progress bars (tqdm) for embedding, the recall check and queries,
+        and a line per fit stage; 0 is silent.
 
     Attributes
     ----------
@@ -54,6 +64,16 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         Name of the exact metric.
     n_samples_fit_ : int
         Number of fitted samples.
+    n_candidates_ : int
+        Candidates refined per query, resolved at fit.
+    estimated_recall_ : float
+        Top-``n_neighbors`` recall of the filter at ``n_candidates_``,
+        estimated on a sample of the base (1.0 when every item is a
+        candidate, NaN with ``check_recall=False``).
+    estimated_recall_se_ : float
+        Standard error of ``estimated_recall_`` over the sampled queries.
+    recall_curve_ : ndarray of shape (n_counts, 3)
+        The check's candidate counts, recall estimates and standard errors.
 
     Examples
     --------
@@ -65,13 +85,15 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
     ['a', 'b']
     """
 
-    def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5,
-                 weights="uniform", n_candidates=100, filter_algorithm="auto",
-                 index_params=None, exact=False, n_jobs=None, random_state=None):
+    def __init__(self, embedder="auto", *, metric="levenshtein", n_neighbors=5,
+                 weights="uniform", n_candidates="auto", target_recall=0.95,
+                 check_recall=True, filter_algorithm="auto", index_params=None,
+                 exact=False, n_jobs=None, random_state=None, verbose=0):
         super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
-                         n_candidates=n_candidates, filter_algorithm=filter_algorithm,
-                         index_params=index_params, n_jobs=n_jobs,
-                         exact=exact, random_state=random_state)
+                         n_candidates=n_candidates, target_recall=target_recall,
+                         check_recall=check_recall, filter_algorithm=filter_algorithm,
+                         index_params=index_params, exact=exact, n_jobs=n_jobs,
+                         random_state=random_state, verbose=verbose)
         self.weights = weights
 
     @_fit_context(prefer_skip_nested_validation=False)

@@ -5,18 +5,12 @@ from numbers import Real
 import numpy as np
 from scipy import sparse
 from sklearn.base import _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ..distances import candidate_distances
-from ..index import paired_embedding_distances
 from ..utils import take_items
-from ._base import QUERY_BATCH_SIZE, FilterRefineBase, _batches
-
-# Radius calibration: anchors, and near and random partners per anchor.
-_CALIBRATION_ANCHORS = 128
-_CALIBRATION_PARTNERS = 4
+from ._base import QUERY_BATCH_SIZE, FilterRefineBase, _batches, _short_strings
 from ._exact import bounded_items
 
 
@@ -31,12 +25,17 @@ class FilterRefineNeighbors(FilterRefineBase):
 
     Parameters
     ----------
-    embedder : transformer, default=None
-        Fitted on the base set in ``fit`` (a clone is used). Its
-        ``embedding_metric`` attribute ("euclidean" by default, "hamming" for
-        :class:`~sklearn_ed.CGKEmbedder`) sets the filter distance. ``None``
-        means ``CGKEmbedder(random_state=random_state)`` for string metrics
-        and the identity for vector metrics.
+    embedder : "auto" or transformer, default="auto"
+        Maps items to vectors for the filter; fitted on the base set in
+        ``fit`` (a clone is used). "auto" chooses from the data and the
+        metric: :class:`~sklearn_ed.QGramEmbedder` for strings,
+        :class:`~sklearn_ed.CGKEmbedder` when a dense index ("hnsw", "ivf",
+        "nndescent") is asked for, the identity for vector metrics and
+        :class:`~sklearn_ed.FastMapEmbedder` for other objects (the rule and
+        its measurements: user guide, "Choosing an embedder"). A
+        transformer's ``embedding_metric`` attribute ("euclidean" by default,
+        "hamming" for CGK, "cosine" for q-grams) sets the filter distance.
+        ``None`` means "auto".
     metric : str, Metric or callable, default="levenshtein"
         Exact distance: a name from :func:`sklearn_ed.distances.available_metrics`,
         a :class:`~sklearn_ed.distances.Metric`, or ``metric(x, y) -> float``.
@@ -44,15 +43,34 @@ class FilterRefineNeighbors(FilterRefineBase):
         Default number of neighbours of :meth:`kneighbors`.
     radius : float, default=1.0
         Default radius of :meth:`radius_neighbors`.
-    n_candidates : int or float, default=100
-        Candidates refined per query: a count, or a fraction in (0, 1] of
-        the fitted samples. Capped at the number of fitted samples.
-    radius_blowup : float, default=1.5
+    n_candidates : "auto", int or float, default="auto"
+        Candidates refined per query: a count, a fraction in (0, 1] of the
+        fitted samples, or "auto": the smallest count whose recall, estimated
+        at fit by the recall check, reaches ``target_recall`` (less one
+        standard error). On a base of at most twice the check's sample
+        every item is a candidate (exact search).
+    target_recall : float in (0, 1], default=0.95
+        Top-``n_neighbors`` recall the filter should reach. With a fixed
+        ``n_candidates``, fit warns once when the estimate is below it.
+    check_recall : bool, default=True
+        Estimate the filter's recall at fit (``estimated_recall_``): a
+        seeded sample of the base (20 to 200 items, about 200 true
+        neighbours in all) is searched as queries, each excluded from its
+        own answer, and compared with its exact neighbours by brute force,
+        which costs as many exact distances as that many brute-force
+        queries. Required by ``n_candidates="auto"``.
+    radius_blowup : float, default=1.0
         ``mu`` of threshold search (Algorithm 2 of the CNN-ED paper):
         candidates of a radius query are the items whose embedding distance
-        is at most ``mu * g(radius)``, with ``g`` the linear calibration of
-        embedding distance against exact distance learned at fit. ``inf``
-        verifies every item (exact radius search).
+        is at most ``mu * g(radius)``, where ``g(r)`` is the largest
+        embedding distance of a pair within exact distance ``r`` among the
+        recall check's pairs (``radius_calibration_``). ``inf`` verifies
+        every item (exact radius search). The paper fitted ``g`` as a line
+        and needed ``mu > 1``; the line's negative intercept lost three
+        quarters of the neighbours at radius 1 on words, the largest pair
+        distance does not. Metrics with a lower bound on short strings
+        (mean length up to 64, as words) skip the embedding: radius queries
+        verify every item the lossless bound keeps, as with ``exact=True``.
     filter_algorithm : {"auto", "brute", "hnsw", "ivf", "nndescent"}, default="auto"
         The vector index of the filter (:mod:`sklearn_ed.index`): "brute"
         scans every item (faiss flat indexes, exact); "hnsw" searches a faiss
@@ -75,6 +93,9 @@ class FilterRefineNeighbors(FilterRefineBase):
         joblib backend such as Dask through ``joblib.parallel_config``).
     random_state : int, RandomState instance or None, default=None
         Seeds the default embedder, the calibration sample and NNDescent.
+    verbose : int, default=0
+        Progress bars (tqdm) for embedding, the recall check and queries,
+        and a line per fit stage; 0 is silent.
 
     Attributes
     ----------
@@ -86,12 +107,23 @@ class FilterRefineNeighbors(FilterRefineBase):
         Name of the exact metric.
     n_samples_fit_ : int
         Number of fitted samples.
+    n_candidates_ : int
+        Candidates refined per query, resolved at fit.
+    estimated_recall_ : float
+        Top-``n_neighbors`` recall of the filter at ``n_candidates_``,
+        estimated on a sample of the base (1.0 when every item is a
+        candidate, NaN with ``check_recall=False``).
+    estimated_recall_se_ : float
+        Standard error of ``estimated_recall_`` over the sampled queries.
+    recall_curve_ : ndarray of shape (n_counts, 3)
+        The check's candidate counts, recall estimates and standard errors.
     index_ : BaseIndex
         The filter's vector index over the embedded base set.
-    calibration_ : ndarray of shape (2,)
-        Slope and intercept of embedding distance against exact distance,
-        learned at fit from up to 128 random anchors, each paired with its 4
-        nearest and 4 random items.
+    radius_calibration_ : ndarray of shape (n_radii, 2)
+        Exact radii seen among the recall check's pairs and, for each, the
+        largest embedding distance of a pair within it (non-decreasing).
+        Empty when every item is a candidate; absent with
+        ``check_recall=False``.
     n_features_in_ : int
         Number of features (numeric input only).
 
@@ -117,13 +149,15 @@ class FilterRefineNeighbors(FilterRefineBase):
         "radius_blowup": [Interval(Real, 1, None, closed="both")],
     }
 
-    def __init__(self, embedder=None, *, metric="levenshtein", n_neighbors=5, radius=1.0,
-                 n_candidates=100, radius_blowup=1.5, filter_algorithm="auto",
-                 index_params=None, exact=False, n_jobs=None, random_state=None):
+    def __init__(self, embedder="auto", *, metric="levenshtein", n_neighbors=5, radius=1.0,
+                 n_candidates="auto", target_recall=0.95, check_recall=True,
+                 radius_blowup=1.0, filter_algorithm="auto", index_params=None,
+                 exact=False, n_jobs=None, random_state=None, verbose=0):
         super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
-                         n_candidates=n_candidates, filter_algorithm=filter_algorithm,
-                         index_params=index_params, n_jobs=n_jobs,
-                         exact=exact, random_state=random_state)
+                         n_candidates=n_candidates, target_recall=target_recall,
+                         check_recall=check_recall, filter_algorithm=filter_algorithm,
+                         index_params=index_params, exact=exact, n_jobs=n_jobs,
+                         random_state=random_state, verbose=verbose)
         self.radius = radius
         self.radius_blowup = radius_blowup
 
@@ -145,7 +179,10 @@ class FilterRefineNeighbors(FilterRefineBase):
         """
         self._resolve_metric()
         self._fit(self._validate_X(X, reset=True))
-        self.calibration_ = self._fit_radius_calibration()
+        if self._recall_check is not None:
+            self.radius_calibration_ = self._recall_check.radius_calibration
+        elif self.n_candidates_ >= self.n_samples_fit_ - 1:
+            self.radius_calibration_ = np.zeros((0, 2))  # brute force: verify every item
         return self
 
     def partial_fit(self, X, y=None):
@@ -174,10 +211,11 @@ class FilterRefineNeighbors(FilterRefineBase):
         """Items within ``radius`` of each query under the exact metric.
 
         Threshold search: candidates are the items whose embedding distance is
-        at most ``radius_blowup * g(radius)`` (``g``: fitted calibration);
+        at most ``radius_blowup * g(radius)`` (``g``: ``radius_calibration_``);
         each candidate is verified with the exact metric. With
-        ``exact=True`` the candidates are instead every item whose lower
-        bound of the metric is at most ``radius``: the result is exact.
+        ``exact=True``, and for metrics with a lower bound on short strings,
+        the candidates are instead every item whose lower bound of the metric
+        is at most ``radius``: the result is exact.
 
         Parameters
         ----------
@@ -208,7 +246,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         for rows in _batches(len(queries), QUERY_BATCH_SIZE):
             batch = take_items(queries, np.arange(rows.start, rows.stop))
             batch_exclude = None if exclude is None else exclude[rows]
-            if self.exact:  # every item the metric's lower bound cannot rule out
+            if self._bound is not None:  # every item the lower bound cannot rule out
                 found = list(_within(self, batch, batch_exclude, radius))
             else:
                 found = self.index_.range_search(self._embed(batch), threshold, batch_exclude)
@@ -236,38 +274,35 @@ class FilterRefineNeighbors(FilterRefineBase):
             neigh_ind[row], neigh_dist[row] = indices, distances
         return neigh_dist, neigh_ind
 
-    def _fit_radius_calibration(self):
-        """Linear fit of embedding distance against exact distance.
-
-        Pairs: each of up to 128 random anchors with its 4 nearest items in
-        the embedding and 4 random items, so both close and typical pairs
-        count.
-        """
-        n_samples = self.n_samples_fit_
-        if n_samples < 2:
-            return np.array([1.0, 0.0])
-        rng = check_random_state(self.random_state)
-        anchors = rng.choice(n_samples, size=min(_CALIBRATION_ANCHORS, n_samples), replace=False)
-        n_near = min(_CALIBRATION_PARTNERS, n_samples - 1)
-        anchor_items = take_items(self._fit_X, anchors)
-        anchor_embedding = self._embed(anchor_items)
-        _, near = self.index_.search(anchor_embedding, n_near, exclude=anchors)
-        far = rng.randint(0, n_samples, size=(len(anchors), _CALIBRATION_PARTNERS))
-        partners = np.hstack([np.where(near < 0, far[:, :1], near), far])
-        exact = candidate_distances(anchor_items, self._fit_X, partners,
-                                    self._metric_spec, n_jobs=self.n_jobs).ravel()
-        partner_embedding = self._embed(take_items(self._fit_X, partners.ravel()))
-        anchor_rows = np.repeat(np.arange(len(anchors)), partners.shape[1])
-        embedded = paired_embedding_distances(anchor_embedding[anchor_rows],
-                                              partner_embedding, self.embedding_metric_)
-        if np.ptp(exact) == 0:
-            scale = embedded.mean() / max(exact.mean(), 1e-12)
-            return np.array([scale, 0.0])
-        return np.polyfit(exact, embedded, deg=1)
+    def _needs_bound(self):
+        # Radius queries on short strings verify what the lossless bound keeps:
+        # q-grams cannot see one edit in a three-letter word, and verifying
+        # short strings is cheap.
+        return self.exact or (self._metric_spec.lower_bound is not None
+                              and _short_strings(self._fit_X))
 
     def _embedding_threshold(self, radius):
-        slope, intercept = self.calibration_
-        return self.radius_blowup * max(slope * radius + intercept, 0.0)
+        """Embedding distance within which the radius candidates are taken.
+
+        The largest embedding distance of a pseudo-query pair within the
+        smallest calibrated radius at least ``radius`` (times
+        ``radius_blowup``); beyond the largest calibrated radius, scaled in
+        proportion.
+        """
+        if not hasattr(self, "radius_calibration_"):
+            raise ValueError(
+                "radius_neighbors needs the radius calibration, fitted by the recall "
+                "check: refit with check_recall=True (or exact=True, which needs none)."
+            )
+        radii, thresholds = self.radius_calibration_.T
+        if len(radii) == 0 or self.radius_blowup == np.inf:
+            return np.inf
+        position = int(np.searchsorted(radii, radius))
+        if position < len(radii):
+            threshold = thresholds[position]
+        else:
+            threshold = thresholds[-1] * radius / max(radii[-1], 1e-12)
+        return self.radius_blowup * threshold
 
     def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity",
                                sort_results=False):

@@ -1,0 +1,36 @@
+"""The embedder ``embedder="auto"`` chooses from the data and the metric.
+
+The rule and the measurements behind it are in the user guide ("Choosing an
+embedder and n_candidates", from ``benchmarks/bench_defaults.py``):
+
+* vector metrics: the identity, so the filter compares the vectors
+  themselves;
+* string metrics: :class:`~sklearn_ed.QGramEmbedder` with ``q`` set by the
+  alphabet, the mean length and the number of strings. On words, proteins
+  and genome reads it reached the highest recall at the lowest fit and
+  query time of the embedders we have (CGK loses recall on long strings,
+  CNN-ED costs a training run). A filter index for dense vectors ("hnsw",
+  "ivf", "nndescent") asked for by name gets :class:`~sklearn_ed.CGKEmbedder`
+  instead: sparse profiles have no such index;
+* other objects (series under DTW, point sets under chamfer, callables):
+  :class:`~sklearn_ed.FastMapEmbedder`, which needs nothing but the metric.
+"""
+
+from sklearn.preprocessing import FunctionTransformer
+
+from .._cgk import CGKEmbedder
+from .._fastmap import FastMapEmbedder
+from .._qgram_embedder import QGramEmbedder
+
+_DENSE_ONLY_INDEXES = ("hnsw", "ivf", "nndescent")
+
+
+def choose_embedder(X, metric, filter_algorithm, n_jobs, random_state):
+    """An unfitted embedder for the validated items ``X`` under ``metric``."""
+    if metric.input_type == "vectors":
+        return FunctionTransformer()
+    if metric.input_type == "strings" or all(isinstance(item, str) for item in X):
+        if filter_algorithm in _DENSE_ONLY_INDEXES:
+            return CGKEmbedder(random_state=random_state)
+        return QGramEmbedder(n_jobs=n_jobs)
+    return FastMapEmbedder(metric=metric, n_jobs=n_jobs, random_state=random_state)

@@ -1,0 +1,178 @@
+"""The recall self-check of a fitted filter, and the radius calibration it feeds.
+
+At fit, a seeded sample of the base acts as pseudo-queries (each excluded
+from its own neighbours). Their exact top-k is found by brute force over the
+whole base, so the filter's top-k recall can be read at every candidate
+count C from one search: the share of the true top-k (ties counted) among
+the refined top-C candidates. The same exact distances give, for every exact
+radius r, the embedding distances of the pairs within r: the radius
+calibration.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.utils import check_random_state
+
+from ..distances import candidate_distances
+from ..index import paired_embedding_distances
+from ..utils import take_items
+
+# Pseudo-queries: enough for about 200 true neighbours in all, 20 to 200.
+_TARGET_NEIGHBOURS = 200
+_MIN_QUERIES, _MAX_QUERIES = 20, 200
+# Candidate counts tried: k times 1, 1.5, 2, 3, 5, 7 per decade, up to the larger
+# of 50 k and 1,000.
+_STEPS_PER_DECADE = (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)
+_LARGEST_GRID = 1000
+# Pairs within a radius needed before their largest embedding distance is
+# trusted as its threshold (about the 99th percentile).
+_MIN_CALIBRATION_PAIRS = 100
+
+
+def sample_size(n_neighbors):
+    """Pseudo-queries of the check for top-``n_neighbors`` recall."""
+    return min(max(math.ceil(_TARGET_NEIGHBOURS / n_neighbors), _MIN_QUERIES), _MAX_QUERIES)
+
+
+def candidate_grid(n_neighbors, n_available, at_least=0):
+    """Candidate counts the check reads the recall at, ascending."""
+    top = min(n_available, max(50 * n_neighbors, _LARGEST_GRID, at_least))
+    grid = {top}
+    decade = 1
+    while n_neighbors * decade <= top:
+        grid.update(min(top, math.ceil(n_neighbors * decade * step))
+                    for step in _STEPS_PER_DECADE)
+        decade *= 10
+    return np.array(sorted(grid), dtype=np.int64)
+
+
+@dataclass
+class RecallCheck:
+    """Top-k recall of the filter on the pseudo-queries, at every C of ``grid``."""
+
+    grid: np.ndarray
+    per_query: np.ndarray  # (n_queries, len(grid)): recall of each pseudo-query
+    n_neighbors: int
+    radius_calibration: np.ndarray  # (n_radii, 2): exact radius, embedding threshold
+
+    @property
+    def n_queries(self):
+        return self.per_query.shape[0]
+
+    def recall(self):
+        """Mean recall at each C."""
+        return self.per_query.mean(axis=0)
+
+    def standard_error(self):
+        """Standard error of the mean recall at each C (over pseudo-queries)."""
+        if self.n_queries < 2:
+            return np.zeros(len(self.grid))
+        return self.per_query.std(axis=0, ddof=1) / math.sqrt(self.n_queries)
+
+    def at(self, n_candidates):
+        """Recall and standard error at ``n_candidates`` (a C of the grid)."""
+        column = int(np.searchsorted(self.grid, n_candidates))
+        return float(self.recall()[column]), float(self.standard_error()[column])
+
+    def smallest_reaching(self, target):
+        """Smallest C of the grid whose recall, less one standard error, reaches ``target``.
+
+        ``None`` if none does. The standard error keeps a lucky sample from
+        choosing too few candidates.
+        """
+        reached = np.flatnonzero(self.recall() - self.standard_error() >= target)
+        return int(self.grid[reached[0]]) if reached.size else None
+
+
+def check_recall(search, n_neighbors, at_least, progress):
+    """Run the check on a fitted FilterRefine estimator (see the module docstring).
+
+    ``at_least`` is a candidate count the grid must contain (a fixed
+    ``n_candidates``); ``progress`` a tqdm-like bar advanced per pseudo-query.
+    """
+    n_samples = search.n_samples_fit_
+    rng = check_random_state(search.random_state)
+    queries = np.sort(rng.choice(n_samples, size=min(sample_size(n_neighbors), n_samples),
+                                 replace=False))
+    grid = candidate_grid(n_neighbors, n_samples - 1, at_least)
+    items = take_items(search._fit_X, queries)
+    query_embedding = search._embed(items)
+    _, candidates = search.index_.search(query_embedding, int(grid[-1]), exclude=queries)
+    refined = candidate_distances(items, search._fit_X, candidates, search._metric_spec,
+                                  n_jobs=search.n_jobs)
+    upper = np.sort(refined, axis=1)[:, n_neighbors - 1]
+    limits = np.maximum(upper, float(search.radius) if hasattr(search, "radius") else 0.0)
+    exact = _brute_force(search, items, queries, limits, progress)
+    kth = np.sort(exact, axis=1)[:, n_neighbors - 1]
+    within_kth = np.cumsum(refined <= kth[:, None], axis=1)
+    per_query = np.minimum(within_kth[:, grid - 1], n_neighbors) / n_neighbors
+    calibration = _radius_calibration(search, query_embedding, exact, limits)
+    return RecallCheck(grid, per_query, n_neighbors, calibration)
+
+
+def _brute_force(search, items, queries, limits, progress):
+    """Exact distances of the pseudo-queries to every item, ``inf`` beyond ``limits``.
+
+    One task per query (threads; the metric's batched ``pairwise`` releases
+    the GIL). Metrics with cut-offs get the limit, which rapidfuzz turns into
+    a banded computation on long strings. A query's own entry is ``inf``.
+    """
+    spec = search._metric_spec
+
+    def one_query(row):
+        kwargs = {}
+        if spec.supports_cutoff:
+            cutoff = limits[row]
+            kwargs["score_cutoff"] = int(np.floor(cutoff)) if spec.integer_valued else cutoff
+        distances = spec.pairwise(take_items(items, [row]), search._fit_X, **kwargs)[0]
+        distances = distances.astype(np.float64)
+        distances[distances > limits[row]] = np.inf
+        progress.update(1)
+        return distances
+
+    rows = range(len(queries))
+    if effective_n_jobs(search.n_jobs) == 1:
+        exact = np.array([one_query(row) for row in rows])
+    else:
+        exact = np.array(Parallel(n_jobs=search.n_jobs, prefer="threads")(
+            delayed(one_query)(row) for row in rows))
+    exact[np.arange(len(queries)), queries] = np.inf
+    return exact
+
+
+def _radius_calibration(search, query_embedding, exact, limits):
+    """For each exact radius r seen, an embedding distance holding the pairs within r.
+
+    ``g(r)`` is the largest embedding distance of a pair within exact distance
+    ``max(r, r_min)``, where ``r_min`` is the smallest radius with
+    ``_MIN_CALIBRATION_PAIRS`` pairs: the largest of fewer pairs would
+    under-estimate a high quantile, and pairs within a larger radius lie
+    farther in the embedding too. Pairs of query ``i`` count for radii up to
+    ``limits[i]``, the range in which all of its pairs are known.
+    """
+    rows, columns = np.nonzero(np.isfinite(exact))
+    if rows.size == 0:
+        return np.zeros((0, 2))
+    embedded = paired_embedding_distances(
+        query_embedding[rows], search._embed(take_items(search._fit_X, columns)),
+        search.embedding_metric_)
+    distances = exact[rows, columns]
+    radii = np.unique(distances)
+    thresholds = np.full(len(radii), np.nan)
+    counts = np.zeros(len(radii), dtype=np.int64)
+    for position, radius in enumerate(radii):
+        known = (distances <= radius) & (limits[rows] >= radius)
+        counts[position] = known.sum()
+        if counts[position]:
+            thresholds[position] = embedded[known].max()
+    keep = ~np.isnan(thresholds)
+    radii, thresholds, counts = radii[keep], thresholds[keep], counts[keep]
+    if len(radii) == 0:
+        return np.zeros((0, 2))
+    enough = np.flatnonzero(counts >= _MIN_CALIBRATION_PAIRS)
+    first = enough[0] if enough.size else len(radii) - 1
+    thresholds[:first] = thresholds[first]
+    return np.column_stack([radii, np.maximum.accumulate(thresholds)])

@@ -1,0 +1,157 @@
+"""The recall self-check, n_candidates="auto", radius calibration and the defaults."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_ed import (CGKEmbedder, FilterRefineClassifier, FilterRefineNeighbors,
+                        QGramEmbedder)
+from sklearn_ed.datasets import make_genome_reads
+from sklearn_ed.distances import pairwise_distances
+
+
+@pytest.fixture(scope="module")
+def reads():
+    """1,500 reads of 150-250 bp from 6 kbp of a real genome (coverage 50): held-out queries last."""
+    data = make_genome_reads(1700, read_length=(150, 250), genome_length=6_000,
+                             random_state=0)
+    strings = np.array(data.data, dtype=object)
+    base, queries = strings[:1500], strings[1500:]
+    return base, queries, pairwise_distances(queries, base, n_jobs=2)
+
+
+def _top_k_recall(distances, exact, k):
+    kth = np.sort(exact, axis=1)[:, k - 1]
+    return np.mean((distances <= kth[:, None]).sum(axis=1) / k)
+
+
+def test_auto_embedder_is_chosen_from_the_data(reads):
+    base, _, _ = reads
+    assert isinstance(FilterRefineNeighbors().fit(base[:50]).embedder_, QGramEmbedder)
+    dense = FilterRefineNeighbors(filter_algorithm="hnsw").fit(base[:50])
+    assert isinstance(dense.embedder_, CGKEmbedder)
+    vectors = FilterRefineNeighbors(metric="euclidean").fit(np.eye(4))
+    assert type(vectors.embedder_).__name__ == "FunctionTransformer"
+
+
+def test_auto_n_candidates_meets_the_target_on_held_out_queries(reads):
+    base, queries, exact = reads
+    search = FilterRefineNeighbors(n_neighbors=10, random_state=0).fit(base)
+    distances, _ = search.kneighbors(queries)
+    measured = _top_k_recall(distances, exact, 10)
+    assert search.n_candidates_ < len(base)  # a filter, not brute force
+    assert search.estimated_recall_ - search.estimated_recall_se_ >= 0.95
+    assert measured >= 0.95
+    assert abs(measured - search.estimated_recall_) <= 3 * search.estimated_recall_se_ + 0.01
+    curve_counts = search.recall_curve_[:, 0]
+    assert search.n_candidates_ in curve_counts
+    smaller = search.recall_curve_[curve_counts < search.n_candidates_]
+    assert (smaller[:, 1] - smaller[:, 2] < 0.95).all()  # the smallest count that reaches it
+
+
+def test_warning_fires_when_recall_is_below_target_only(reads):
+    base, queries, exact = reads
+    with pytest.warns(UserWarning, match=r"estimated top-10 recall 0\.\d+ .* below "
+                                         r"target_recall=0.95; n_candidates=\d+ reaches it"):
+        low = FilterRefineNeighbors(n_neighbors=10, n_candidates=10,
+                                    random_state=0).fit(base)
+    distances, _ = low.kneighbors(queries)
+    assert _top_k_recall(distances, exact, 10) < 0.95  # the warning was right
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        FilterRefineNeighbors(n_neighbors=10, random_state=0).fit(base)
+        FilterRefineNeighbors(n_neighbors=10, n_candidates=300, random_state=0).fit(base)
+
+
+def test_unreachable_target_says_what_to_change(reads):
+    base, _, _ = reads
+    with pytest.warns(UserWarning, match="use exact=True"):
+        FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=10,
+                              target_recall=1.0, random_state=0).fit(base)
+
+
+def test_small_base_is_searched_exactly():
+    words = ["kitten", "sitting", "mitten", "fitting", "knitting", "bitten"]
+    search = FilterRefineNeighbors(n_neighbors=2).fit(words)
+    assert search.n_candidates_ == len(words) and search.estimated_recall_ == 1.0
+    exact = pairwise_distances(["kitchen"], words)[0]
+    distances, _ = search.kneighbors(["kitchen"])
+    np.testing.assert_array_equal(distances[0], np.sort(exact)[:2])
+
+
+def test_check_can_be_turned_off(reads):
+    base, _, _ = reads
+    search = FilterRefineNeighbors(n_candidates=50, check_recall=False).fit(base)
+    assert search.n_candidates_ == 50 and np.isnan(search.estimated_recall_)
+    with pytest.raises(ValueError, match='n_candidates="auto" picks .* set check_recall=True'):
+        FilterRefineNeighbors(check_recall=False).fit(base)
+    with pytest.raises(ValueError, match="radius calibration"):
+        search.radius_neighbors(base[:2], radius=10)
+
+
+@pytest.mark.parametrize("target", [0, -0.1, 1.5, np.nan])
+def test_target_recall_outside_the_unit_interval_is_rejected(target):
+    with pytest.raises(InvalidParameterError, match="target_recall"):
+        FilterRefineNeighbors(target_recall=target).fit(["a", "b"])
+
+
+def test_radius_on_long_strings_finds_its_neighbours(reads):
+    base, queries, exact = reads
+    search = FilterRefineNeighbors(n_neighbors=10, random_state=0).fit(base)
+    assert search._bound is None  # the calibrated embedding threshold, not the bound
+    for radius in np.percentile(np.sort(exact, axis=1)[:, [0, 4, 9]], 50, axis=0):
+        _, indices = search.radius_neighbors(queries, radius=radius)
+        truth = [np.flatnonzero(row <= radius) for row in exact]
+        found = sum(np.isin(t, i).sum() for t, i in zip(truth, indices))
+        total = sum(map(len, truth))
+        assert total > 0 and found / total >= 0.99, (radius, found, total)
+
+
+def test_radius_on_short_strings_is_exact():
+    rng = np.random.default_rng(0)
+    words = ["".join(rng.choice(list("abcdef"), rng.integers(2, 9))) for _ in range(800)]
+    queries = ["".join(rng.choice(list("abcdef"), rng.integers(2, 9))) for _ in range(40)]
+    search = FilterRefineNeighbors(random_state=0).fit(words)
+    exact = pairwise_distances(queries, words)
+    for radius in (1, 2, 3):
+        distances, indices = search.radius_neighbors(queries, radius=radius, sort_results=True)
+        for row in range(len(queries)):
+            expected = np.flatnonzero(exact[row] <= radius)
+            np.testing.assert_array_equal(np.sort(indices[row]), expected)
+
+
+@pytest.mark.parametrize("radius", [np.nan, np.inf, -1.0])
+def test_bad_radius_is_a_clear_error(radius):
+    search = FilterRefineNeighbors().fit(["abc", "abd", "xyz"])
+    with pytest.raises(ValueError, match="radius must be a finite non-negative number"):
+        search.radius_neighbors(["abc"], radius=radius)
+
+
+def test_huge_finite_radius_returns_every_item(reads):
+    base, queries, _ = reads
+    search = FilterRefineNeighbors(random_state=0).fit(base)
+    _, indices = search.radius_neighbors(queries[:2], radius=1e300)
+    assert [len(row) for row in indices] == [len(base)] * 2
+
+
+def test_long_strings_warn_once_per_call_with_the_count():
+    search = FilterRefineNeighbors(CGKEmbedder(max_length=4, random_state=0),
+                                   n_neighbors=1, n_candidates=2).fit(["abcd", "abce", "wxyz"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.kneighbors(["abcdefgh"] * 30 + ["ab"] * 5, n_neighbors=1)
+    messages = [str(w.message) for w in caught if "max_length" in str(w.message)]
+    assert len(messages) == 1 and messages[0].startswith("30 string(s) are longer")
+
+
+def test_classifier_defaults_match_exact_knn(reads):
+    base, queries, _ = reads
+    data = make_genome_reads(1700, read_length=(150, 250), genome_length=6_000,
+                             random_state=0)
+    origin = data.start // 1_500  # which quarter of the genome a read comes from
+    default = FilterRefineClassifier(random_state=0).fit(base, origin[:1500])
+    brute = FilterRefineClassifier(n_candidates=1.0).fit(base, origin[:1500])
+    assert abs(default.score(queries, origin[1500:]) - brute.score(queries, origin[1500:])) \
+        <= 0.01
