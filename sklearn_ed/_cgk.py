@@ -38,7 +38,9 @@ class CGKEmbedder(BaseStringEmbedder):
         Number of independent walks whose outputs are concatenated; more
         repetitions average out the randomness of one walk.
     max_length : int, default=None
-        Padding length ``L``. ``None`` uses the longest training string.
+        Padding length ``L``. ``None`` uses the longest training string, at
+        most twice the 99th percentile of the training lengths (longer outliers
+        are truncated, with one warning giving their count).
     on_long_string : {"truncate", "error"}, default="truncate"
         What ``transform`` does with a string longer than ``max_length_``:
         embed its first ``max_length_`` characters and warn, or raise.

@@ -11,8 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStringEmbedder
-from ._neural import (NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin, adapted_n_neighbors,
-                      mean_off_diagonal, squared_euclidean)
+from ._neural import (NEURAL_PARAMETER_CONSTRAINTS, TRAINING_THREADS, NeuralEmbedderMixin,
+                      adapted_n_neighbors, mean_off_diagonal, squared_euclidean)
 
 # Training pairs used to fit the distance map g.
 _MAP_PAIRS = 200_000
@@ -117,12 +117,15 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     verbose : int, default=0
         0: silent; 1: skorch's epoch table; 2: also a progress bar.
     n_jobs : int, default=None
-        Parallel jobs of the exact training distances and torch CPU threads
-        (joblib semantics: ``None`` is 1). One thread trains this small
-        network about as fast as two on an idle machine and is several
-        times faster when another process competes for the cores.
+        Parallel jobs of the exact distances that build the training set
+        (``None``: every usable core, as they are most of a CPU fit; joblib
+        semantics otherwise) and torch threads of ``transform``. Training
+        itself runs on one torch thread: more were up to 2.8x slower when
+        another process competed for the cores.
     max_length : int, default=None
-        Padding length M. ``None`` uses the longest training string.
+        Padding length M. ``None`` uses the longest training string, at most
+        twice the 99th percentile of the training lengths (longer outliers are
+        truncated, with one warning giving their count).
     on_long_string : {"truncate", "error"}, default="truncate"
         What ``transform`` does with a string longer than ``max_length_``.
     random_state : int, RandomState instance or None, default=None
@@ -256,7 +259,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         seed = int(rng.randint(np.iinfo(np.int32).max))
         inputs = torch.from_numpy(self._pad(train))
         callbacks = self._skorch_callbacks()
-        with torch_threads(effective_n_jobs(self.n_jobs)), seeded_torch(seed, device):
+        with torch_threads(TRAINING_THREADS), seeded_torch(seed, device):
             module = CNNEDModule(
                 self.alphabet_.n_symbols, self.max_length_, n_components=self.n_components,
                 n_layers=self.n_layers, n_channels=self.n_channels, pooling=self.pooling,

@@ -11,8 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStringEmbedder
-from ._neural import (NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin, adapted_n_neighbors,
-                      mean_off_diagonal, squared_euclidean)
+from ._neural import (NEURAL_PARAMETER_CONSTRAINTS, TRAINING_THREADS, NeuralEmbedderMixin,
+                      adapted_n_neighbors, mean_off_diagonal, squared_euclidean)
 
 _PHASE_NAMES = {1: "absolute loss", 2: "triplet loss", 3: "learned CGK'"}
 
@@ -107,10 +107,15 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     verbose : int, default=0
         0: silent; 1: skorch's epoch table; 2: also a progress bar.
     n_jobs : int, default=None
-        Parallel jobs of the exact training distances and torch CPU threads
-        (joblib semantics: ``None`` is 1).
+        Parallel jobs of the exact distances that build the training set
+        (``None``: every usable core, as they are most of a CPU fit; joblib
+        semantics otherwise) and torch threads of ``transform``. Training
+        itself runs on one torch thread: more were up to 2.8x slower when
+        another process competed for the cores.
     max_length : int, default=None
-        Padding length M. ``None`` uses the longest training string.
+        Padding length M. ``None`` uses the longest training string, at most
+        twice the 99th percentile of the training lengths (longer outliers are
+        truncated, with one warning giving their count).
     on_long_string : {"truncate", "error"}, default="truncate"
         What ``transform`` does with a string longer than ``max_length_``.
     output_dtype : {"float32", "float16"}, default="float32"
@@ -275,7 +280,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         seed = int(rng.randint(np.iinfo(np.int32).max))
         inputs = torch.from_numpy(self._pad(train))
         history = []
-        with torch_threads(effective_n_jobs(self.n_jobs)), seeded_torch(seed, device):
+        with torch_threads(TRAINING_THREADS), seeded_torch(seed, device):
             module = GRUModule(self.alphabet_.n_symbols, self.max_length_,
                                hidden_size=self.hidden_size,
                                n_step_components=self.n_step_components,

@@ -92,7 +92,7 @@ def _compact_rows(indices, windows, indptr):
 
 
 # Odd multiplier of the q-gram hash when exact codes would not fit 64 bits.
-_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
 def qgram_code_base(n_symbols, q):
@@ -104,10 +104,10 @@ def qgram_code_base(n_symbols, q):
     """
     if q * np.log2(max(n_symbols, 2)) < 63:
         return np.uint64(n_symbols)
-    return _HASH_MULTIPLIER
+    return HASH_MULTIPLIER
 
 
-def qgram_counts(symbols, offsets, q, base, start_marker=-1, end_marker=-1):
+def qgram_counts(symbols, offsets, q, base, start_marker=-1, end_marker=-1, n_markers=1):
     """Sorted distinct q-gram codes of each string and how often each occurs.
 
     Parameters
@@ -120,6 +120,8 @@ def qgram_counts(symbols, offsets, q, base, start_marker=-1, end_marker=-1):
         From :func:`qgram_code_base`.
     start_marker, end_marker : int, default=-1
         Symbols that pad every string at its start and end (``-1``: none).
+    n_markers : int, default=1
+        How many of each marker pad a string.
 
     Returns
     -------
@@ -130,13 +132,16 @@ def qgram_counts(symbols, offsets, q, base, start_marker=-1, end_marker=-1):
         Occurrences of each code in its string.
     """
     offsets = np.asarray(offsets, dtype=np.int64)
-    padding = int(start_marker >= 0) + int(end_marker >= 0)
+    n_start = n_markers if start_marker >= 0 else 0
+    n_end = n_markers if end_marker >= 0 else 0
+    padding = n_start + n_end
     windows = np.zeros(len(offsets), dtype=np.int64)
     np.cumsum(np.maximum(np.diff(offsets) + padding - q + 1, 0), out=windows[1:])
     codes = np.empty(windows[-1], dtype=np.uint64)
     counts = np.empty(windows[-1], dtype=np.int32)
     sizes = _count_qgrams(np.asarray(symbols, dtype=np.int32), offsets, windows, q,
-                          np.uint64(base), start_marker, end_marker, codes, counts)
+                          np.uint64(base), start_marker, end_marker, n_start, n_end,
+                          codes, counts)
     indptr = np.zeros(len(offsets), dtype=np.int64)
     np.cumsum(sizes, out=indptr[1:])
     return indptr, *_compact(codes, counts, windows, indptr)
@@ -172,8 +177,8 @@ def drop_unseen(indptr, columns, counts):
 
 
 @njit(cache=True, nogil=True)
-def _count_qgrams(symbols, offsets, windows, q, base, start_marker, end_marker,
-                  codes, counts):
+def _count_qgrams(symbols, offsets, windows, q, base, start_marker, end_marker, n_start,
+                  n_end, codes, counts):
     """Fill string i's slot ``[windows[i], windows[i + 1])`` with its distinct
     codes (ascending, at the front) and their counts; return the numbers of
     distinct codes."""
@@ -182,20 +187,19 @@ def _count_qgrams(symbols, offsets, windows, q, base, start_marker, end_marker,
     head = np.uint64(1)  # base ** (q - 1): weight of the symbol leaving the window
     for _ in range(q - 1):
         head *= base
-    first = 1 if start_marker >= 0 else 0
     for i in range(n):
         slot, n_windows = windows[i], windows[i + 1] - windows[i]
         if n_windows == 0:
             continue
         start, length = offsets[i], offsets[i + 1] - offsets[i]
-        padded = length + first + (1 if end_marker >= 0 else 0)
+        padded = length + n_start + n_end
         code = np.uint64(0)
         for position in range(padded):
             if position >= q:
-                leaving = _symbol_at(symbols, start, length, first, start_marker,
+                leaving = _symbol_at(symbols, start, length, n_start, start_marker,
                                      end_marker, position - q)
                 code -= head * np.uint64(leaving)
-            symbol = _symbol_at(symbols, start, length, first, start_marker, end_marker,
+            symbol = _symbol_at(symbols, start, length, n_start, start_marker, end_marker,
                                 position)
             code = code * base + np.uint64(symbol)
             if position >= q - 1:
@@ -214,12 +218,12 @@ def _count_qgrams(symbols, offsets, windows, q, base, start_marker, end_marker,
 
 
 @njit(cache=True, nogil=True)
-def _symbol_at(symbols, start, length, first, start_marker, end_marker, position):
+def _symbol_at(symbols, start, length, n_start, start_marker, end_marker, position):
     """Symbol at ``position`` of the string padded by its markers."""
-    if position < first:
+    if position < n_start:
         return start_marker
-    if position - first < length:
-        return symbols[start + position - first]
+    if position - n_start < length:
+        return symbols[start + position - n_start]
     return end_marker
 
 
@@ -232,7 +236,7 @@ _EMPTY = -1
 def _find(keys, columns, code):
     """Slot of ``code`` in a power-of-two table: its own, or the empty one to fill."""
     mask = np.uint64(keys.shape[0] - 1)
-    slot = ((code * _HASH_MULTIPLIER) >> np.uint64(20)) & mask
+    slot = ((code * HASH_MULTIPLIER) >> np.uint64(20)) & mask
     while columns[slot] != _EMPTY and keys[slot] != code:
         slot = (slot + np.uint64(1)) & mask
     return slot

@@ -44,6 +44,7 @@ def check_strings(X, *, name="X", allow_empty=False):
             f"{name} must be a 1-D collection of strings, got a single string "
             f"{_preview(X)}. Wrap it in a list: [{_preview(X)}]."
         )
+    _reject_unordered(X, name)
     if hasattr(X, "iloc") and getattr(X, "ndim", 1) == 2:  # DataFrame
         if X.shape[1] != 1:
             raise ValueError(
@@ -51,7 +52,7 @@ def check_strings(X, *, name="X", allow_empty=False):
                 f"{X.shape[1]} columns. Select the text column first."
             )
         X = X.iloc[:, 0]
-    if hasattr(X, "to_numpy"):  # Series
+    if hasattr(X, "to_numpy"):  # Series: by position, whatever its index
         X = X.to_numpy(dtype=object)
     if not isinstance(X, np.ndarray):
         try:
@@ -71,7 +72,7 @@ def check_strings(X, *, name="X", allow_empty=False):
                 f"{name} must be a 1-D collection of strings, got an array of "
                 f"shape {X.shape}."
             )
-        strings = X.astype(object)
+        strings = X if X.dtype == object else X.astype(object)
     if len(strings) == 0 and not allow_empty:
         raise ValueError(
             f"{name} contains 0 strings; at least one string is required."
@@ -80,6 +81,77 @@ def check_strings(X, *, name="X", allow_empty=False):
         if not isinstance(item, str):
             _raise_not_a_string(item, index, name)
     return strings
+
+
+def check_items(X, input_type="strings", *, name="X", allow_empty=False):
+    """Validate the samples of a metric's input type: the one entry point.
+
+    Every public function and estimator that takes samples goes through it.
+
+    Parameters
+    ----------
+    X : array-like
+        The samples: strings, vectors (2-D numbers) or other objects.
+    input_type : {"strings", "vectors", "objects"}, default="strings"
+        What the metric compares (:attr:`sklearn_ed.distances.Metric.input_type`).
+    name : str, default="X"
+        Name used in error messages.
+    allow_empty : bool, default=False
+        Whether zero samples are valid.
+
+    Returns
+    -------
+    items : ndarray
+        Object array of shape (n_samples,) for strings and objects, float
+        array of shape (n_samples, n_features) for vectors. Pandas input is
+        taken by position, never by its index labels.
+    """
+    if input_type == "strings":
+        return check_strings(X, name=name, allow_empty=allow_empty)
+    _reject_unordered(X, name)
+    if input_type == "vectors":
+        from sklearn.utils import check_array
+
+        return check_array(X, dtype=[np.float64, np.float32], input_name=name,
+                           ensure_min_samples=0 if allow_empty else 1)
+    return _check_objects(X, name, allow_empty)
+
+
+def _reject_unordered(X, name):
+    """Sets and mappings have no order the results could follow."""
+    if isinstance(X, (set, frozenset, dict)) or type(X).__name__ in (
+            "dict_keys", "dict_values", "dict_items"):
+        raise TypeError(
+            f"{name} is a {type(X).__name__}, which has no order: results are "
+            "returned in the order of the samples. Pass a list, array or Series "
+            "(for a dict, list(d.values()))."
+        )
+
+
+def _check_objects(X, name, allow_empty):
+    """A 1-D collection of arbitrary objects (series, point sets), by position."""
+    if hasattr(X, "iloc") and getattr(X, "ndim", 1) == 1:
+        X = X.to_numpy(dtype=object)
+    if isinstance(X, np.ndarray) and X.ndim >= 1:
+        objects = X
+    else:
+        try:
+            objects = list(X)
+        except TypeError:
+            raise TypeError(
+                f"{name} must be a collection of samples, got {type(X).__name__}."
+            ) from None
+    if len(objects) == 0 and not allow_empty:
+        raise ValueError(f"{name} contains 0 samples; at least one sample is required.")
+    for index, item in enumerate(objects):
+        if item is None:
+            raise ValueError(f"{name}[{index}] is None; every sample must be a value.")
+    if isinstance(objects, np.ndarray):
+        return objects
+    array = np.empty(len(objects), dtype=object)
+    for index, item in enumerate(objects):  # element-wise: equal-length arrays stay objects
+        array[index] = item
+    return array
 
 
 def _raise_not_a_string(item, index, name):
@@ -118,7 +190,8 @@ def to_code_points(strings):
     joined = "".join(strings)
     if joined.isascii():
         return np.frombuffer(joined.encode("ascii"), dtype=np.uint8), offsets
-    return np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32), offsets
+    # surrogatepass: a lone surrogate is one code point, as len() and rapidfuzz count it.
+    return np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32), offsets
 
 
 # Strings per batch when scanning an alphabet: bounds the code-point buffer.
@@ -176,12 +249,23 @@ class Alphabet:
         return map_code_points(code_points, self.lookup), offsets
 
 
+# max_length=None: the longest training string, but at most this many times the
+# 99th percentile of the lengths, so that one outlier (a 100,000-character
+# string among words) does not make every code 300,000 wide.
+_OUTLIER_FACTOR = 2
+
+
 def resolve_max_length(strings, max_length):
-    """Padding length fixed at fit: ``max_length`` or the longest string."""
-    longest = max(map(len, strings))
-    if max_length is None:
-        return max(longest, 1)
-    return max_length
+    """Padding length fixed at fit: ``max_length``, or the longest string up to the cap.
+
+    Training strings beyond the cap are then reported by
+    :func:`check_string_lengths`, once, with their count.
+    """
+    if max_length is not None:
+        return max_length
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    cap = int(np.ceil(_OUTLIER_FACTOR * np.percentile(lengths, 99)))
+    return max(min(int(lengths.max()), max(cap, 1)), 1)
 
 
 def check_string_lengths(strings, max_length, policy, estimator_name):

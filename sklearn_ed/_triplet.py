@@ -12,6 +12,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._neural import TRAINING_THREADS, distance_jobs, inference_module
 from .distances import Metric, get_metric, symmetric_pairwise_distances
 from .utils import take_items
 
@@ -121,10 +122,11 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     verbose : int, default=0
         0: silent; 1: skorch's epoch table; 2: also a progress bar.
     n_jobs : int, default=None
-        Parallel jobs (joblib semantics) of the exact training distances, and
-        torch CPU threads of training and ``transform`` (``None``: one; on a
-        busy machine more threads than free cores make small networks
-        much slower).
+        Parallel jobs of the exact distances that build the training set
+        (``None``: every usable core, as they are most of a CPU fit; joblib
+        semantics otherwise) and torch threads of ``transform``. Training
+        itself runs on one torch thread: more were up to 2.8x slower when
+        another process competed for the cores.
     random_state : int, RandomState instance or None, default=None
         Seeds the training sample, the initial weights and the triplets; with
         an int, fitting twice on CPU gives identical embeddings.
@@ -308,7 +310,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
             distances = train_distances[np.ix_(chosen, chosen)]
         else:
             distances = symmetric_pairwise_distances(take_items(objects, chosen), self.metric,
-                                                     n_jobs=self.n_jobs)
+                                                     n_jobs=distance_jobs(self.n_jobs))
         if not np.isfinite(distances).all():
             raise ValueError("The exact distances between training objects must be finite.")
         self.train_indices_, self.train_distances_ = chosen, distances
@@ -359,7 +361,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
                                       negative=self.negative, n_neighbors=self.n_neighbors_,
                                       rng=np.random.RandomState(seed), margin=self.margin,
                                       adaptive_margin=self.adaptive_margin)
-        with torch_threads(effective_n_jobs(self.n_jobs)), seeded_torch(seed, device):
+        with torch_threads(TRAINING_THREADS), seeded_torch(seed, device):
             net = TripletNet(
                 self._build_network(), criterion=TripletMarginLoss, optimizer=optimizer, lr=lr,
                 max_epochs=self.max_epochs, batch_size=self.batch_size, train_split=None,
@@ -397,14 +399,11 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         use_cuda = self.device in ("cuda", "auto") and torch.cuda.is_available()
         device = "cuda" if use_cuda else "cpu"
         out = np.empty((len(arrays), self.n_features_out_), dtype=np.float32)
-        module = self.module_.to(device)
-        try:
-            with torch_threads(effective_n_jobs(self.n_jobs)), torch.inference_mode():
-                for start in range(0, len(arrays), _TRANSFORM_BATCH):
-                    batch = torch.from_numpy(arrays[start:start + _TRANSFORM_BATCH]).to(device)
-                    out[start:start + len(batch)] = module(batch).float().cpu().numpy()
-        finally:
-            self.module_.to("cpu")
+        module = inference_module(self.module_, device)
+        with torch_threads(effective_n_jobs(self.n_jobs)), torch.inference_mode():
+            for start in range(0, len(arrays), _TRANSFORM_BATCH):
+                batch = torch.from_numpy(arrays[start:start + _TRANSFORM_BATCH]).to(device)
+                out[start:start + len(batch)] = module(batch).float().cpu().numpy()
         return out
 
     @property

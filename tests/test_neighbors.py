@@ -148,10 +148,11 @@ def test_classifier_and_regressor_vote_like_sklearn(families):
                                    labels[train][indices].ravel()), w.ravel())
         expected_proba /= expected_proba.sum(axis=1, keepdims=True)
         clf = FilterRefineClassifier(n_neighbors=5, n_candidates=1.0, weights=weights,
-                                     random_state=0).fit(train_strings, labels[train])
+                                     ties="index", random_state=0).fit(train_strings,
+                                                                       labels[train])
         np.testing.assert_allclose(clf.predict_proba(test_strings), expected_proba)
         reg = FilterRefineRegressor(n_neighbors=5, n_candidates=1.0, weights=weights,
-                                    random_state=0).fit(train_strings, target)
+                                    ties="index", random_state=0).fit(train_strings, target)
         expected = (target[indices] * w).sum(axis=1) / w.sum(axis=1)
         np.testing.assert_allclose(reg.predict(test_strings), expected)
 

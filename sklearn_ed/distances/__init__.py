@@ -13,7 +13,8 @@ from ._dtw import DTW, make_dtw_metric
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
 from ._levenshtein import LEVENSHTEIN
-from ._pairwise import candidate_distances, pairwise_distances, symmetric_pairwise_distances
+from ._pairwise import (candidate_distances, pairwise_distances, ragged_candidate_distances,
+                        symmetric_pairwise_distances)
 from ._registry import Metric, available_metrics, get_metric, register_metric
 
 for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE):
@@ -30,6 +31,7 @@ __all__ = [
     "images_to_point_sets",
     "make_dtw_metric",
     "pairwise_distances",
+    "ragged_candidate_distances",
     "register_metric",
     "symmetric_pairwise_distances",
 ]

@@ -17,23 +17,33 @@ E. Ukkonen. "Approximate string-matching with q-grams and maximal matches",
 Theoretical Computer Science 92(1): 191-211, 1992.
 """
 
-from collections import Counter
-
 import numpy as np
 from scipy import sparse
 
-_PAD_START, _PAD_END = "\ue000", "\ue001"
+from .._qgrams import HASH_MULTIPLIER, CodeTable, qgram_code_base, qgram_counts
+from .._strings import Alphabet, check_strings
 
 
-def _numbered_qgrams(string, q):
-    padded = _PAD_START * (q - 1) + string + _PAD_END * (q - 1)
-    seen = Counter()
-    tokens = []
-    for start in range(len(padded) - q + 1):
-        gram = padded[start:start + q]
-        tokens.append((gram, seen[gram]))
-        seen[gram] += 1
-    return tokens
+def _numbered_qgram_keys(strings, alphabet, q):
+    """Keys of the numbered q-grams of each string (CSR-like indptr, keys).
+
+    The ``j``-th occurrence of a q-gram is token ``(code, j)``, keyed by
+    ``code * multiplier + j`` modulo 2**64. Two tokens sharing a key could
+    only make a bound smaller, never wrong.
+    """
+    symbols, offsets = alphabet.encode(strings)
+    start_marker, end_marker = alphabet.n_symbols, alphabet.n_symbols + 1
+    indptr, codes, counts = qgram_counts(symbols, offsets, q,
+                                         qgram_code_base(alphabet.n_symbols + 2, q),
+                                         start_marker, end_marker, n_markers=q - 1)
+    row_of_code = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+    sizes = np.bincount(row_of_code, weights=counts, minlength=len(indptr) - 1)
+    token_indptr = np.zeros(len(indptr), dtype=np.int64)
+    np.cumsum(sizes.astype(np.int64), out=token_indptr[1:])
+    repeated = np.repeat(codes, counts)
+    occurrence = np.arange(len(repeated)) - np.repeat(np.cumsum(counts) - counts, counts)
+    keys = repeated * HASH_MULTIPLIER + occurrence.astype(np.uint64)
+    return token_indptr, keys
 
 
 class LowerBound:
@@ -84,37 +94,38 @@ class LevenshteinBound(LowerBound):
     """
 
     def __init__(self, base, q=None):
+        base = check_strings(base, name="base", allow_empty=True)
+        self._alphabet = Alphabet.from_strings(base)
         if q is None:
-            q = 2 if len(set().union(*map(set, base))) <= 10 else 3
+            q = 2 if len(self._alphabet.characters) <= 10 else 3
         self.q = q
-        self._columns = {}
+        self._tokens = CodeTable()
         self._base = self._profiles(base, grow=True)
         self._base_t = self._base.T.tocsr()
         self._base_lengths = np.fromiter(map(len, base), dtype=np.float64, count=len(base))
         self._by_length = np.argsort(self._base_lengths, kind="stable")
         self._sorted_lengths = self._base_lengths[self._by_length]
-        self._strings = np.asarray(base, dtype=object)
+        self._strings = base
 
     def __getstate__(self):
-        # The q-gram columns are keyed by tuples: rebuild them from the strings.
+        # The token table is rebuilt from the strings.
         return {"q": self.q, "strings": self._strings}
 
     def __setstate__(self, state):
         self.__init__(list(state["strings"]), q=state["q"])
 
     def _profiles(self, strings, grow=False):
-        indptr, indices = [0], []
-        for string in strings:
-            for token in _numbered_qgrams(string, self.q):
-                column = self._columns.get(token)
-                if column is None and grow:
-                    column = self._columns[token] = len(self._columns)
-                if column is not None:
-                    indices.append(column)
-            indptr.append(len(indices))
-        data = np.ones(len(indices), dtype=np.float32)
-        return sparse.csr_matrix((data, indices, indptr),
-                                 shape=(len(strings), max(len(self._columns), 1)))
+        """Binary rows of numbered q-grams; tokens unseen in the base are dropped."""
+        indptr, keys = _numbered_qgram_keys(check_strings(strings, allow_empty=True),
+                                            self._alphabet, self.q)
+        if grow:
+            self._tokens.add(keys)
+        columns = self._tokens.columns(keys)
+        rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        seen = columns >= 0
+        return sparse.csr_matrix(
+            (np.ones(seen.sum(), dtype=np.float32), (rows[seen], columns[seen])),
+            shape=(len(indptr) - 1, max(self._tokens.n_codes, 1)))
 
     def bounds(self, queries):
         """Lower bounds of ``d(queries[i], base[j])`` for every pair.

@@ -14,11 +14,17 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from joblib.parallel import get_active_backend
 
+from .._strings import check_items
 from ..utils import take_items
 from ._registry import get_metric
 
 # Queries per task: big enough to amortise dispatch, small enough to balance.
 _MIN_QUERIES_PER_TASK = 16
+# Candidates per query up to which one paired call over all pairs is used;
+# beyond, each query is compared with its candidates in one batched call,
+# which prepares the query once (rapidfuzz's paired call prepares every pair:
+# 20x slower per pair on words when a radius query verifies thousands).
+_PAIRED_WIDTH = 512
 
 
 def _query_chunks(n_queries, n_jobs):
@@ -63,8 +69,8 @@ def pairwise_distances(X, Y=None, metric="levenshtein", *, n_jobs=None):
            [7, 2]], dtype=int32)
     """
     spec = get_metric(metric)
-    if Y is None:
-        Y = X
+    X = check_items(X, spec.input_type, name="X")
+    Y = X if Y is None else check_items(Y, spec.input_type, name="Y")
     chunks = _query_chunks(len(X), n_jobs)
     blocks = _run_chunks(lambda rows: spec.pairwise(take_items(X, rows), Y), chunks, n_jobs)
     return np.concatenate(blocks, axis=0)
@@ -102,15 +108,19 @@ def candidate_distances(X, Y, candidates, metric="levenshtein", *,
     array([[2., 3.]])
     """
     spec = get_metric(metric)
+    X = check_items(X, spec.input_type, name="X", allow_empty=True)
+    Y = check_items(Y, spec.input_type, name="Y")
     candidates = np.asarray(candidates)
     if candidates.ndim != 2 or candidates.shape[0] != len(X):
         raise ValueError(
             "candidates must be a 2-D integer array with one row per query; "
             f"got shape {candidates.shape} for {len(X)} queries."
         )
+    _check_candidate_range(candidates, len(Y))
     cutoffs = None if score_cutoff is None else np.asarray(score_cutoff, dtype=np.float64)
 
-    if spec.paired is not None and _default_backend():
+    if spec.paired is not None and candidates.shape[1] <= _PAIRED_WIDTH and \
+            _default_backend():
         # One batched call over all pairs, its threads inside the metric: no
         # per-chunk task dispatch, which costs more than short strings do.
         workers = effective_n_jobs(n_jobs)
@@ -118,7 +128,7 @@ def candidate_distances(X, Y, candidates, metric="levenshtein", *,
                              partial(spec.paired, workers=workers))
 
     def refine(rows):
-        if spec.paired is not None:
+        if spec.paired is not None and candidates.shape[1] <= _PAIRED_WIDTH:
             return _paired_block(spec, take_items(X, rows), Y, candidates[rows],
                                  None if cutoffs is None else cutoffs[rows], spec.paired)
         block = np.full((len(rows), candidates.shape[1]), np.inf)
@@ -131,6 +141,79 @@ def candidate_distances(X, Y, candidates, metric="levenshtein", *,
     if not chunks:
         return np.empty((0, candidates.shape[1]))
     return np.concatenate(_run_chunks(refine, chunks, n_jobs), axis=0)
+
+
+def ragged_candidate_distances(X, Y, candidates, metric="levenshtein", *,
+                               score_cutoff=None, n_jobs=None):
+    """Exact distances from each query to a candidate list of its own length.
+
+    As :func:`candidate_distances`, for lists of any lengths (the candidates
+    of radius queries): each query is compared with its candidates in one
+    batched call of the metric, queries spread over ``n_jobs`` threads.
+
+    Parameters
+    ----------
+    X : sequence of queries, length n_queries
+    Y : sequence of base items
+    candidates : sequence of ndarray of int, length n_queries
+        Indices into ``Y`` per query.
+    metric : str, Metric or callable, default="levenshtein"
+    score_cutoff : array-like of shape (n_queries,), default=None
+        Per-query upper bound of interest; distances above it are ``inf``.
+    n_jobs : int, default=None
+
+    Returns
+    -------
+    distances : list of ndarray of float64
+        ``distances[i][j]`` is the distance of query ``i`` to ``Y[candidates[i][j]]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ed.distances import ragged_candidate_distances
+    >>> ragged_candidate_distances(["kitten", "flaw"], ["sitting", "lawn", "kitchen"],
+    ...                            [np.array([0, 2]), np.array([1])])
+    [array([3., 2.]), array([2.])]
+    """
+    spec = get_metric(metric)
+    X = check_items(X, spec.input_type, name="X", allow_empty=True)
+    Y = check_items(Y, spec.input_type, name="Y")
+    if len(candidates) != len(X):
+        raise ValueError(f"candidates has {len(candidates)} lists for {len(X)} queries; "
+                         "one list per query is needed.")
+    cutoffs = None if score_cutoff is None else np.asarray(score_cutoff, dtype=np.float64)
+
+    candidates = [np.asarray(row, dtype=np.int64) for row in candidates]
+    for row in candidates:
+        _check_candidate_range(row, len(Y))
+
+    def refine(rows):
+        return [_one_query(spec, X[query], Y, candidates[query],
+                           None if cutoffs is None else cutoffs[query]) for query in rows]
+
+    chunks = _query_chunks(len(X), n_jobs)
+    return [row for block in _run_chunks(refine, chunks, n_jobs) for row in block]
+
+
+# Integer cut-offs beyond this are no cut-off (rapidfuzz takes a C long).
+_LARGEST_CUTOFF = np.iinfo(np.int32).max
+
+
+def integer_cutoff(cutoff):
+    """A finite cut-off as the integer rapidfuzz takes, at most ``_LARGEST_CUTOFF``."""
+    return int(np.floor(min(cutoff, _LARGEST_CUTOFF)))
+
+
+def _check_candidate_range(candidates, n_items):
+    """Candidate indices must point into ``Y`` (``-1``: an empty slot)."""
+    if candidates.size and not np.issubdtype(candidates.dtype, np.integer):
+        raise TypeError(f"candidates must hold integer indices, got dtype {candidates.dtype}.")
+    bad = (candidates < -1) | (candidates >= n_items)
+    if bad.any():
+        raise ValueError(
+            f"candidates holds {candidates[bad].flat[0]}, outside the {n_items} items of Y "
+            "(valid: 0 to len(Y) - 1, and -1 for an empty slot)."
+        )
 
 
 def _default_backend():
@@ -158,7 +241,7 @@ def _paired_block(spec, queries, Y, candidates, cutoffs, paired):
         return block
     pair_cutoffs = cutoffs[rows]
     if spec.integer_valued:
-        pair_cutoffs = np.floor(np.minimum(pair_cutoffs, np.iinfo(np.int32).max))
+        pair_cutoffs = np.floor(np.minimum(pair_cutoffs, _LARGEST_CUTOFF))
     for cutoff in np.unique(pair_cutoffs):
         group = np.flatnonzero(pair_cutoffs == cutoff)
         kwargs = {} if np.isinf(cutoff) or not spec.supports_cutoff else {
@@ -184,8 +267,8 @@ def _one_query(spec, query, Y, row, cutoff):
         return distances
     query_batch = np.asarray(query)[None] if spec.input_type == "vectors" else [query]
     kwargs = {}
-    if cutoff is not None and spec.supports_cutoff:
-        kwargs["score_cutoff"] = int(np.floor(cutoff)) if spec.integer_valued else cutoff
+    if cutoff is not None and spec.supports_cutoff and np.isfinite(cutoff):
+        kwargs["score_cutoff"] = integer_cutoff(cutoff) if spec.integer_valued else cutoff
     values = spec.pairwise(query_batch, take_items(Y, row[valid]), **kwargs)[0]
     values = values.astype(np.float64)
     if cutoff is not None:
@@ -222,6 +305,7 @@ def symmetric_pairwise_distances(X, metric="levenshtein", *, n_jobs=None):
            [1, 2, 0]], dtype=int16)
     """
     spec = get_metric(metric)
+    X = check_items(X, spec.input_type, name="X", allow_empty=True)
     n = len(X)
     n_blocks = max(1, min(n, 8 * effective_n_jobs(n_jobs)))
     area = np.linspace(0, 1, n_blocks + 1)

@@ -13,6 +13,7 @@ import math
 from numbers import Integral
 
 import numpy as np
+from sklearn.pipeline import Pipeline
 
 from ..distances import pairwise_distances
 from ..index import embedder_pairwise_distances
@@ -21,6 +22,15 @@ from ._neighbours import exact_distance_speedup, top_k_recall
 
 def _is_filter_refine(estimator):
     return hasattr(estimator, "kneighbors") and hasattr(estimator, "embedder_")
+
+
+def _last_step(estimator, X):
+    """The estimator a Pipeline ends with, and X as the earlier steps pass it on."""
+    while isinstance(estimator, Pipeline):
+        if len(estimator.steps) > 1:
+            X = estimator[:-1].transform(X)
+        estimator = estimator[-1]
+    return estimator, X
 
 
 def _within_fold_matrices(embedder, X, metric, n_jobs):
@@ -67,6 +77,7 @@ class TopKRecallScorer(_NeighbourScorer):
         self.n_candidates = n_candidates
 
     def __call__(self, estimator, X, y=None):
+        estimator, X = _last_step(estimator, X)
         if _is_filter_refine(estimator):
             return self._returned_recall(estimator, X)
         exact, embedded = self._matrices(estimator, X)
@@ -98,6 +109,7 @@ class ExactDistanceSpeedupScorer(_NeighbourScorer):
         self.p = p
 
     def __call__(self, estimator, X, y=None):
+        estimator, X = _last_step(estimator, X)
         exact, embedded = self._matrices(estimator, X)
         if not _is_filter_refine(estimator):
             # Self-pairs sit at infinite embedding distance: drop that last slot.

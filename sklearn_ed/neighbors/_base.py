@@ -17,7 +17,7 @@ from tqdm.auto import tqdm
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._strings import check_strings
+from .._strings import check_items
 from ..distances import Metric, available_metrics, candidate_distances, get_metric
 from ..index import INDEX_ALGORITHMS, embed_for_index, embedding_spec, make_index
 from ..index._base import sort_by_value
@@ -255,11 +255,9 @@ class FilterRefineBase(BaseEstimator):
     def _validate_X(self, X, *, reset):
         """Validate X for the metric's input type (strings, vectors, objects)."""
         input_type = self._metric_spec.input_type
-        if input_type == "strings":
-            return check_strings(X)
         if input_type == "vectors":
             return validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
-        return _check_objects(X)
+        return check_items(X, input_type)
 
     def _make_embedder(self, X):
         if self.embedder is None or (isinstance(self.embedder, str)
@@ -364,19 +362,22 @@ class FilterRefineBase(BaseEstimator):
         n_candidates = self._check_n_candidates(n_neighbors, n_available)
         distances = np.empty((len(queries), n_neighbors), dtype=np.float64)
         indices = np.empty((len(queries), n_neighbors), dtype=np.int64)
-        for rows in _batches(len(queries), QUERY_BATCH_SIZE):
-            batch = take_items(queries, np.arange(rows.start, rows.stop))
-            batch_exclude = None if exclude is None else exclude[rows]
-            _, candidates = self.index_.search(self._embed(batch), n_candidates,
-                                               exclude=batch_exclude)
-            found = self._refine(batch, candidates, n_neighbors)
-            counts = (candidates >= 0).sum(axis=1)
-            if self.exact:
-                found, extra = verify_bounded(self, batch, *found, candidates, batch_exclude)
-                counts = counts + extra
-            distances[rows], indices[rows] = found
-            if verified is not None:
-                verified.append(counts)
+        with self._progress(len(queries), "filter and refine") as progress:
+            for rows in _batches(len(queries), QUERY_BATCH_SIZE):
+                batch = take_items(queries, np.arange(rows.start, rows.stop))
+                batch_exclude = None if exclude is None else exclude[rows]
+                _, candidates = self.index_.search(self._embed(batch), n_candidates,
+                                                   exclude=batch_exclude)
+                found = self._refine(batch, candidates, n_neighbors)
+                counts = (candidates >= 0).sum(axis=1)
+                if self.exact:
+                    found, extra = verify_bounded(self, batch, *found, candidates,
+                                                  batch_exclude)
+                    counts = counts + extra
+                distances[rows], indices[rows] = found
+                if verified is not None:
+                    verified.append(counts)
+                progress.update(len(batch))
         return distances, indices
 
 
@@ -424,26 +425,3 @@ class FilterRefineBase(BaseEstimator):
         indptr = np.arange(0, n_queries * n_per_row + 1, n_per_row)
         return sparse.csr_matrix((data, indices.ravel(), indptr),
                                  shape=(n_queries, self.n_samples_fit_))
-
-def _check_objects(X):
-    """Validate a 1-D collection of arbitrary objects (series, point sets)."""
-    if isinstance(X, np.ndarray) and X.ndim >= 1:
-        objects = X
-    else:
-        try:
-            objects = list(X)
-        except TypeError:
-            raise TypeError(
-                f"X must be a collection of samples, got {type(X).__name__}."
-            ) from None
-    if len(objects) == 0:
-        raise ValueError("X contains 0 samples; at least one sample is required.")
-    for index, item in enumerate(objects):
-        if item is None:
-            raise ValueError(f"X[{index}] is None; every sample must be a value.")
-    if isinstance(objects, np.ndarray):
-        return objects
-    array = np.empty(len(objects), dtype=object)
-    for index, item in enumerate(objects):  # element-wise: equal-length arrays stay objects
-        array[index] = item
-    return array

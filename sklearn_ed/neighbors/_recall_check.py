@@ -17,6 +17,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
 
 from ..distances import candidate_distances
+from ..distances._pairwise import integer_cutoff
 from ..index import paired_embedding_distances
 from ..utils import take_items
 
@@ -124,9 +125,9 @@ def _brute_force(search, items, queries, limits, progress):
 
     def one_query(row):
         kwargs = {}
-        if spec.supports_cutoff:
+        if spec.supports_cutoff and np.isfinite(limits[row]):
             cutoff = limits[row]
-            kwargs["score_cutoff"] = int(np.floor(cutoff)) if spec.integer_valued else cutoff
+            kwargs["score_cutoff"] = integer_cutoff(cutoff) if spec.integer_valued else cutoff
         distances = spec.pairwise(take_items(items, [row]), search._fit_X, **kwargs)[0]
         distances = distances.astype(np.float64)
         distances[distances > limits[row]] = np.inf

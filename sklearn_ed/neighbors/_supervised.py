@@ -4,7 +4,9 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_consistent_length, validate_data
 
+from ..distances import ragged_candidate_distances
 from ._base import FilterRefineBase
+from ._exact import bounded_items
 
 WEIGHTS_CONSTRAINT = [StrOptions({"uniform", "distance"}), callable, None]
 
@@ -33,7 +35,55 @@ class SupervisedFilterRefineBase(FilterRefineBase):
     _parameter_constraints: dict = {
         **FilterRefineBase._parameter_constraints,
         "weights": WEIGHTS_CONSTRAINT,
+        "ties": [StrOptions({"include", "index"})],
     }
+
+    def _voters(self, X):
+        """Indices of the voting neighbours and their weights, padded rows.
+
+        ``ties="index"``: the ``n_neighbors`` neighbours, ties at the k-th
+        distance broken by training index. ``ties="include"``: every
+        neighbour closer than the k-th distance with its weight, and every
+        item at the k-th distance with an equal share of the remaining
+        ``n_neighbors - n_closer`` votes: the expected vote over all orders
+        of the training data, so predictions do not depend on that order.
+        Padding has index 0 and weight 0.
+        """
+        distances, indices = self.kneighbors(X)
+        if self.ties == "index":
+            weights = neighbour_weights(distances, self.weights)
+            return indices, np.ones_like(distances) if weights is None else weights
+        kth = distances[:, -1]
+        tied = self._items_at(X, kth)
+        rows = [_shared_row(d, i, k_dist, t, self.n_neighbors)
+                for d, i, k_dist, t in zip(distances, indices, kth, tied)]
+        width = max(len(row[0]) for row in rows)
+        padded = np.zeros((len(rows), width), dtype=np.int64)
+        padded_distances = np.repeat(kth[:, None], width, axis=1)
+        shares = np.zeros((len(rows), width))
+        for position, (row_indices, row_distances, row_shares) in enumerate(rows):
+            padded[position, :len(row_indices)] = row_indices
+            padded_distances[position, :len(row_indices)] = row_distances
+            shares[position, :len(row_indices)] = row_shares
+        weights = neighbour_weights(padded_distances, self.weights)
+        return padded, shares if weights is None else weights * shares
+
+    def _items_at(self, X, kth):
+        """Per query, every training item at exact distance ``kth[i]`` that the
+        search can see: its refined candidates, or with ``exact=True`` every
+        item the lower bound does not rule out."""
+        queries, exclude = self._queries(X)
+        if self.exact:
+            found = [items for items, _ in bounded_items(self, queries, kth, exclude)]
+            exact = ragged_candidate_distances(queries, self._fit_X, found, self._metric_spec,
+                                               score_cutoff=kth, n_jobs=self.n_jobs)
+            return [items[distances == limit]
+                    for items, distances, limit in zip(found, exact, kth)]
+        n_available = self.n_samples_fit_ - (exclude is not None)
+        distances, indices = self._kneighbors(
+            X, n_neighbors=self._resolve_n_candidates(n_available))
+        return [row_indices[row == limit]
+                for row, row_indices, limit in zip(distances, indices, kth)]
 
     def _validate_X_y(self, X, y):
         if y is None:
@@ -47,3 +97,15 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         y = np.asarray(y)
         check_consistent_length(X, y)
         return X, y
+
+
+def _shared_row(distances, indices, kth, tied, n_neighbors):
+    """Voters of one query: the closer neighbours, then the tied items sharing the rest."""
+    closer = distances < kth
+    n_closer = int(closer.sum())
+    tied = np.sort(tied)
+    voters = np.concatenate([indices[closer], tied])
+    voter_distances = np.concatenate([distances[closer], np.full(len(tied), kth)])
+    shares = np.concatenate([np.ones(n_closer),
+                             np.full(len(tied), (n_neighbors - n_closer) / max(len(tied), 1))])
+    return voters, voter_distances, shares

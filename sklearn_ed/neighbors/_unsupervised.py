@@ -8,7 +8,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ..distances import candidate_distances
+from ..distances import ragged_candidate_distances
 from ..utils import take_items
 from ._base import QUERY_BATCH_SIZE, FilterRefineBase, _batches, _short_strings
 from ._exact import bounded_items
@@ -256,18 +256,14 @@ class FilterRefineNeighbors(FilterRefineBase):
 
     def _verify_radius(self, queries, found, radius, sort_results):
         """Exact distances to the radius candidates; keep those within ``radius``."""
-        width = max((len(hits) for hits in found), default=0)
-        candidates = np.full((len(found), width), -1, dtype=np.int64)
-        for row, hits in enumerate(found):
-            candidates[row, :len(hits)] = hits
-        exact = candidate_distances(queries, self._fit_X, candidates, self._metric_spec,
-                                    score_cutoff=np.full(len(found), float(radius)),
-                                    n_jobs=self.n_jobs)
+        exact = ragged_candidate_distances(queries, self._fit_X, found, self._metric_spec,
+                                           score_cutoff=np.full(len(found), float(radius)),
+                                           n_jobs=self.n_jobs)
         neigh_dist = np.empty(len(found), dtype=object)
         neigh_ind = np.empty(len(found), dtype=object)
-        for row in range(len(found)):
-            keep = np.flatnonzero(exact[row] <= radius)
-            indices, distances = candidates[row, keep], exact[row, keep]
+        for row, (hits, distances) in enumerate(zip(found, exact)):
+            keep = np.flatnonzero(distances <= radius)
+            indices, distances = np.asarray(hits, dtype=np.int64)[keep], distances[keep]
             if sort_results:
                 order = np.lexsort((indices, distances))
                 indices, distances = indices[order], distances[order]

@@ -1,0 +1,106 @@
+"""Render the docs' CSV tables from the benchmarks' JSON result files.
+
+Each ``benchmarks/results/NAME.json`` written by a benchmark's ``--json``
+becomes one or more ``benchmarks/results/NAME_*.csv`` that the docs include
+with ``csv-table``: the numbers in the docs are the numbers of the run.
+
+Run: ``python benchmarks/render_tables.py`` (instant; skips missing results).
+"""
+
+import csv
+import json
+import os
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def _write(name, header, rows):
+    with open(os.path.join(RESULTS, name), "w", newline="") as file:
+        csv.writer(file).writerows([header] + rows)
+
+
+def _load(name):
+    path = os.path.join(RESULTS, name)
+    if not os.path.exists(path):
+        print(f"{name}: not found, skipped")
+        return None
+    with open(path) as file:
+        return json.load(file)
+
+
+def defaults():
+    results = _load("defaults.json")
+    if results is None:
+        return
+    summary, radius = [], []
+    words, reads = results["words"], results.get("reads")
+    for method in words["methods"]:
+        total = method["fit_s"] + method["query_s"]
+        summary.append([
+            "100,000 words, 1,000 misspellings (top-1)", method["name"],
+            method["n_candidates"], f"{method['top1_recall']:.3f}",
+            f"{method['estimated_recall']:.3f}", f"{method['check_share_of_fit']:.0%}",
+            f"{total:.2f}", f"{words['brute_s']:.2f}", f"{words['brute_s'] / total:.1f}x"])
+    for entry in words["radius"]:
+        radius.append(["words", f"{entry['radius']:g}", f"{entry['recall']:.3f}",
+                       f"{entry['seconds'] * 1e3 / 1000:.2f}"])
+    if reads is not None:
+        peers = [["rapidfuzz.process.cdist (brute force)", "-", f"{reads['brute_s']:.0f}",
+                  "1.000", "1.0x"]]
+        for method in reads["methods"]:
+            total = method["fit_s"] + method["query_s"]
+            label = method["name"]
+            if "n_candidates" in method:
+                label += f" (C={method['n_candidates']})"
+                summary.append([
+                    f"{reads['n_base']:,} genome reads, {reads['n_query']:,} queries (top-10)",
+                    method["name"], method["n_candidates"], f"{method['recall']:.3f}",
+                    f"{method['estimated_recall']:.3f} +/- "
+                    f"{method['estimated_recall_se']:.3f}",
+                    f"{method['check_share_of_fit']:.0%}", f"{total:.1f}",
+                    f"{reads['brute_s']:.0f}", f"{reads['brute_s'] / total:.0f}x"])
+            peers.append([label, f"{method['fit_s']:.1f}", f"{total:.1f}",
+                          f"{method['recall']:.3f}", f"{reads['brute_s'] / total:.0f}x"])
+        _write("defaults_reads.csv", ["method", "fit s", "fit + queries s", "top-10 recall",
+                                      "speed-up incl. fit"], peers)
+        for entry in reads["radius"]:
+            radius.append(["genome reads", f"{entry['radius']:g}", f"{entry['recall']:.3f}",
+                           f"{entry['seconds'] * 1e3 / reads['n_query']:.1f}"])
+        classifier = reads["classifier"]
+        _write("defaults_classifier.csv", ["classifier (read origin)", "accuracy"],
+               [["exact 5-NN", f"{classifier['exact_accuracy']:.3f}"],
+                ["FilterRefineClassifier() defaults", f"{classifier['accuracy']:.3f}"]])
+    _write("defaults_summary.csv",
+           ["workload", "estimator", "C chosen", "recall measured", "fit's estimate",
+            "check share of fit", "fit + queries s", "brute force s", "speed-up incl. fit"],
+           summary)
+    _write("defaults_radius.csv", ["data", "radius", "recall", "ms / query"], radius)
+
+
+def embedder_choice():
+    results = _load("embedder_choice.json")
+    if results is None:
+        return
+    rows = [[entry["data"], entry["embedder"], f"{entry['fit_s']:.1f}",
+             f"{entry['recall_50']:.3f}", f"{entry['recall_200']:.3f}",
+             f"{entry['query_s_200'] * 1e3 / entry['n_query']:.2f}",
+             f"{entry['brute_s'] * 1e3 / entry['n_query']:.2f}"] for entry in results]
+    _write("embedder_choice.csv", ["data", "embedder", "fit s", "recall C=50",
+                                   "recall C=200", "ms / query C=200",
+                                   "brute force ms / query"], rows)
+
+
+def graph_clustering():
+    results = _load("graph_clustering.json")
+    if results is None:
+        return
+    rows = [["full exact distance matrix", f"{results['full_s']:.2f}", "1.000"]]
+    rows += [[graph["name"], f"{graph['seconds']:.2f}", f"{graph['ari']:.3f}"]
+             for graph in results["graphs"]]
+    _write("graph_clustering.csv", ["graph", "build s", "ARI vs exact DBSCAN"], rows)
+
+
+if __name__ == "__main__":
+    defaults()
+    embedder_choice()
+    graph_clustering()
