@@ -4,7 +4,6 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from joblib import effective_n_jobs
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions

@@ -226,3 +226,12 @@ def test_estimators_do_not_warn_on_clean_input():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         FilterRefineNeighbors().fit(WORDS).kneighbors(WORDS)
+
+
+def test_image_metrics_take_lists_and_validated_object_arrays():
+    rng = np.random.default_rng(0)
+    images = [rng.random((8, 8)) for _ in range(4)]
+    as_list = pairwise_distances(images, metric="chamfer_image")
+    objects = np.empty(4, dtype=object)
+    objects[:] = images
+    np.testing.assert_array_equal(pairwise_distances(objects, metric="chamfer_image"), as_list)

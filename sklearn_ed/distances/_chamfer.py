@@ -47,6 +47,8 @@ def chamfer_oracle(a, b):
 
 def _edge_masks(images, threshold):
     """Boolean edge masks (n, height, width): "on" pixels with an "off" 4-neighbour."""
+    if isinstance(images, np.ndarray) and images.dtype == object:
+        images = list(images)  # validated samples: an object array of images
     images = np.asarray(images, dtype=np.float64)
     if images.ndim != 3:
         raise ValueError(f"images must be 3-D (n_images, height, width); got shape {images.shape}.")

@@ -6,10 +6,13 @@ embedder and n_candidates", from ``benchmarks/bench_defaults.py``):
 * vector metrics: the identity, so the filter compares the vectors
   themselves;
 * string metrics: :class:`~sklearn_ed.QGramEmbedder` with ``q`` set by the
-  alphabet, the mean length and the number of strings. On words, proteins
-  and genome reads it reached the highest recall at the lowest fit and
-  query time of the embedders we have (CGK loses recall on long strings,
-  CNN-ED costs a training run). A filter index for dense vectors ("hnsw",
+  alphabet, the mean length and the number of strings. On words and genome
+  reads it reached the highest recall of the embedders we have at a fit a
+  tenth of CNN-ED's or less (CGK loses its way on reads that overlap with a
+  shift). On proteins, whose tenth neighbour lies at three quarters of the
+  length, no embedder reached 0.6 at 12 % of the base; CNN-ED did best but
+  its fit cost more than brute force, and the recall check then raises the
+  candidate count towards brute force rather than return a poor answer. A filter index for dense vectors ("hnsw",
   "ivf", "nndescent") asked for by name gets :class:`~sklearn_ed.CGKEmbedder`
   instead: sparse profiles have no such index;
 * other objects (series under DTW, point sets under chamfer, callables):

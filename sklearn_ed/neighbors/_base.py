@@ -23,42 +23,9 @@ from ..index import INDEX_ALGORITHMS, embed_for_index, embedding_spec, make_inde
 from ..index._base import sort_by_value
 from ..utils import declare_metric_input, take_items
 from ._auto import choose_embedder
+from ._batching import FIT_BATCH_SIZE, QUERY_BATCH_SIZE, batches, concat_items, short_strings
 from ._exact import verify_bounded
-from ._recall_check import check_recall, sample_size
-
-# Items embedded and added to the index at once during fit and partial_fit:
-# bounds the uncompressed embedding held in memory (3 KB per 1 kbp read for CGK).
-FIT_BATCH_SIZE = 16384
-# Queries filtered and refined at once: bounds the candidate matrices of a call.
-QUERY_BATCH_SIZE = 2048
-
-
-def _batches(n_items, size):
-    for start in range(0, n_items, size):
-        yield slice(start, min(start + size, n_items))
-
-
-# Strings up to one machine word: rapidfuzz's bit-parallel Levenshtein is then
-# linear in the length and a cut-off saves less than a second refine call costs.
-_SHORT_STRING_LENGTH = 64
-
-
-def _short_strings(items):
-    """Whether ``items`` are strings of mean length at most one machine word."""
-    if len(items) == 0 or not isinstance(items[0], str):
-        return False
-    return sum(map(len, items)) <= _SHORT_STRING_LENGTH * len(items)
-
-
-def _concat_items(left, right):
-    """Fitted items followed by new ones, in the container ``left`` uses."""
-    if isinstance(left, np.ndarray) and left.ndim == 2:
-        return np.vstack([left, right])
-    joined = np.empty(len(left) + len(right), dtype=object)
-    joined[:len(left)] = left
-    joined[len(left):] = right
-    return joined
-
+from ._recall_check import check_recall, low_recall_advice, sample_size
 
 class FilterRefineBase(BaseEstimator):
     """Base class of the FilterRefine estimators (not for direct use)."""
@@ -176,22 +143,10 @@ class FilterRefineBase(BaseEstimator):
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
 
     def _warn_low_recall(self, check, k, fixed):
-        estimate = (f"estimated top-{k} recall {self.estimated_recall_:.3f} "
-                    f"(+/- {self.estimated_recall_se_:.3f}, {check.n_queries} items of the "
-                    f"base as queries) at n_candidates={self.n_candidates_} is below "
-                    f"target_recall={self.target_recall}")
-        enough = check.smallest_reaching(self.target_recall)
-        if fixed is not None and enough is not None:
-            advice = (f"n_candidates={enough} reaches it on the sample; or set "
-                      'n_candidates="auto".')
-        else:
-            advice = ("no candidate count up to "
-                      f"{int(check.grid[-1])} reaches it with {type(self.embedder_).__name__}: "
-                      "use exact=True (exact answers), another embedder, or a lower "
-                      "target_recall.")
+        message = low_recall_advice(check, k, self.n_candidates_, fixed, self.target_recall,
+                                    type(self.embedder_).__name__)
         # Raised from fit: _fit_context, fit, _fit, _fit_n_candidates, here.
-        warnings.warn(f"{type(self).__name__}: {estimate}; {advice}", UserWarning,
-                      stacklevel=6)
+        warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=6)
 
     def _check_exact(self):
         if self.exact and self._metric_spec.lower_bound is None:
@@ -215,7 +170,7 @@ class FilterRefineBase(BaseEstimator):
     def _add_to_index(self, X, desc="embed and index"):
         """Embed ``X`` batch by batch and append it to the index (built at first)."""
         with self._progress(len(X), desc) as progress:
-            for rows in _batches(len(X), FIT_BATCH_SIZE):
+            for rows in batches(len(X), FIT_BATCH_SIZE):
                 batch = take_items(X, np.arange(rows.start, rows.stop))
                 self._add_embedding(self._embed(batch), len(X))
                 progress.update(len(batch))
@@ -235,7 +190,7 @@ class FilterRefineBase(BaseEstimator):
         ``n_candidates_`` and the recall estimate stay those of ``fit``.
         """
         self._add_to_index(X, desc="embed and add")
-        self._fit_X = _concat_items(self._fit_X, X)
+        self._fit_X = concat_items(self._fit_X, X)
         self.n_samples_fit_ = len(self._fit_X)
         self._fit_bound()
         return self
@@ -363,7 +318,7 @@ class FilterRefineBase(BaseEstimator):
         distances = np.empty((len(queries), n_neighbors), dtype=np.float64)
         indices = np.empty((len(queries), n_neighbors), dtype=np.int64)
         with self._progress(len(queries), "filter and refine") as progress:
-            for rows in _batches(len(queries), QUERY_BATCH_SIZE):
+            for rows in batches(len(queries), QUERY_BATCH_SIZE):
                 batch = take_items(queries, np.arange(rows.start, rows.stop))
                 batch_exclude = None if exclude is None else exclude[rows]
                 _, candidates = self.index_.search(self._embed(batch), n_candidates,
@@ -385,7 +340,7 @@ class FilterRefineBase(BaseEstimator):
         """Exact distances to the candidates; keep the best ``n_neighbors``."""
         spec = self._metric_spec
         if spec.supports_cutoff and candidates.shape[1] > n_neighbors and \
-                not _short_strings(queries):
+                not short_strings(queries):
             # The best-embedded n_neighbors candidates bound the k-th distance;
             # rapidfuzz abandons the remaining pairs as soon as they exceed it.
             head = candidate_distances(queries, self._fit_X, candidates[:, :n_neighbors],

@@ -68,10 +68,21 @@ class RecallCheck:
         return self.per_query.mean(axis=0)
 
     def standard_error(self):
-        """Standard error of the mean recall at each C (over pseudo-queries)."""
+        """Standard error of the mean recall at each C.
+
+        The spread over the pseudo-queries, and at least the Agresti-Coull
+        error of the share of true neighbours found, so that a sample that
+        found every neighbour does not claim certainty (200 of 200 found:
+        +/- 0.007).
+        """
+        n_found = self.per_query.sum(axis=0) * self.n_neighbors
+        n_true = self.n_queries * self.n_neighbors
+        share = (n_found + 2) / (n_true + 4)
+        binomial = np.sqrt(share * (1 - share) / (n_true + 4))
         if self.n_queries < 2:
-            return np.zeros(len(self.grid))
-        return self.per_query.std(axis=0, ddof=1) / math.sqrt(self.n_queries)
+            return binomial
+        spread = self.per_query.std(axis=0, ddof=1) / math.sqrt(self.n_queries)
+        return np.maximum(spread, binomial)
 
     def at(self, n_candidates):
         """Recall and standard error at ``n_candidates`` (a C of the grid)."""
@@ -86,6 +97,21 @@ class RecallCheck:
         """
         reached = np.flatnonzero(self.recall() - self.standard_error() >= target)
         return int(self.grid[reached[0]]) if reached.size else None
+
+
+def low_recall_advice(check, k, n_candidates, fixed, target, embedder_name):
+    """The warning of a recall estimate below ``target``, with what to change."""
+    estimate, error = check.at(n_candidates)
+    message = (f"estimated top-{k} recall {estimate:.3f} (+/- {error:.3f}, "
+               f"{check.n_queries} items of the base as queries) at "
+               f"n_candidates={n_candidates} is below target_recall={target}")
+    enough = check.smallest_reaching(target)
+    if fixed is not None and enough is not None:
+        return f'{message}; n_candidates={enough} reaches it on the sample; or set ' \
+               'n_candidates="auto".'
+    return (f"{message}; no candidate count up to {int(check.grid[-1])} reaches it with "
+            f"{embedder_name}: use exact=True (exact answers), another embedder, or a "
+            "lower target_recall.")
 
 
 def check_recall(search, n_neighbors, at_least, progress):

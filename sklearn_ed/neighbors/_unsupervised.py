@@ -10,7 +10,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..distances import ragged_candidate_distances
 from ..utils import take_items
-from ._base import QUERY_BATCH_SIZE, FilterRefineBase, _batches, _short_strings
+from ._base import FilterRefineBase
+from ._batching import QUERY_BATCH_SIZE, batches, short_strings
 from ._exact import bounded_items
 
 
@@ -243,7 +244,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         threshold = self._embedding_threshold(radius)
         neigh_dist = np.empty(len(queries), dtype=object)
         neigh_ind = np.empty(len(queries), dtype=object)
-        for rows in _batches(len(queries), QUERY_BATCH_SIZE):
+        for rows in batches(len(queries), QUERY_BATCH_SIZE):
             batch = take_items(queries, np.arange(rows.start, rows.stop))
             batch_exclude = None if exclude is None else exclude[rows]
             if self._bound is not None:  # every item the lower bound cannot rule out
@@ -275,7 +276,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         # q-grams cannot see one edit in a three-letter word, and verifying
         # short strings is cheap.
         return self.exact or (self._metric_spec.lower_bound is not None
-                              and _short_strings(self._fit_X))
+                              and short_strings(self._fit_X))
 
     def _embedding_threshold(self, radius):
         """Embedding distance within which the radius candidates are taken.
