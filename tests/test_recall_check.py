@@ -155,3 +155,13 @@ def test_classifier_defaults_match_exact_knn(reads):
     brute = FilterRefineClassifier(n_candidates=1.0).fit(base, origin[:1500])
     assert abs(default.score(queries, origin[1500:]) - brute.score(queries, origin[1500:])) \
         <= 0.01
+
+
+def test_a_fixed_candidate_count_is_estimated_at_that_count(reads):
+    base, _, _ = reads
+    search = FilterRefineNeighbors(n_neighbors=10, n_candidates=60, random_state=0).fit(base)
+    counts, estimates, errors = search.recall_curve_.T
+    assert 60 in counts
+    at_60 = np.flatnonzero(counts == 60)[0]
+    assert (search.estimated_recall_, search.estimated_recall_se_) == (estimates[at_60],
+                                                                      errors[at_60])

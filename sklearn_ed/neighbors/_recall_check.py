@@ -29,8 +29,8 @@ _MIN_QUERIES, _MAX_QUERIES = 20, 200
 _STEPS_PER_DECADE = (1.0, 1.5, 2.0, 3.0, 5.0, 7.0)
 _LARGEST_GRID = 1000
 # Pairs within a radius needed before their largest embedding distance is
-# trusted as its threshold (about the 99th percentile).
-_MIN_CALIBRATION_PAIRS = 100
+# trusted as its threshold (about the 99.7th percentile).
+_MIN_CALIBRATION_PAIRS = 300
 
 
 def sample_size(n_neighbors):
@@ -41,7 +41,7 @@ def sample_size(n_neighbors):
 def candidate_grid(n_neighbors, n_available, at_least=0):
     """Candidate counts the check reads the recall at, ascending."""
     top = min(n_available, max(50 * n_neighbors, _LARGEST_GRID, at_least))
-    grid = {top}
+    grid = {top, min(at_least, top)} - {0}
     decade = 1
     while n_neighbors * decade <= top:
         grid.update(min(top, math.ceil(n_neighbors * decade * step))
