@@ -259,12 +259,18 @@ def main():
     parser.add_argument("--n-base", type=int, default=50_000)
     parser.add_argument("--n-query", type=int, default=1_000)
     parser.add_argument("--skip-reads", action="store_true")
-    parser.add_argument("--json", default=None)
+    parser.add_argument("--skip-words", action="store_true")
+    parser.add_argument("--json", default=None,
+                        help="result file; a skipped section keeps its entry from this file")
     args = parser.parse_args()
     print_header("The defaults on genome reads and words",
                  [f"{args.n_jobs} workers for every method; wall times include fit"])
     results = {}
-    words_section(args, results)
+    if args.json and os.path.exists(args.json):
+        with open(args.json) as file:
+            results = json.load(file)
+    if not args.skip_words:
+        words_section(args, results)
     if not args.skip_reads:
         reads_section(args, results)
     if args.json:

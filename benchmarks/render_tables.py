@@ -39,7 +39,7 @@ def defaults():
         summary.append([
             "100,000 words, 1,000 misspellings", method["name"], method["n_candidates"],
             f"{method['recall']:.3f} (top-{method['k']}); {method['top1_recall']:.3f} (top-1)"
-            if "recall" in method else f"{method['top1_recall']:.3f} (top-1)",
+            if method.get("k", 1) > 1 else f"{method['top1_recall']:.3f} (top-1)",
             f"{method['estimated_recall']:.3f} +/- {method.get('estimated_recall_se', 0):.3f}",
             f"{method['check_share_of_fit']:.0%}", f"{total:.2f}", f"{words['brute_s']:.2f}",
             f"{words['brute_s'] / total:.1f}x"])

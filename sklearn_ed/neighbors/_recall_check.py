@@ -143,29 +143,37 @@ def check_recall(search, n_neighbors, at_least, progress):
 def _brute_force(search, items, queries, limits, progress):
     """Exact distances of the pseudo-queries to every item, ``inf`` beyond ``limits``.
 
-    One task per query (threads; the metric's batched ``pairwise`` releases
-    the GIL). Metrics with cut-offs get the limit, which rapidfuzz turns into
-    a banded computation on long strings. A query's own entry is ``inf``.
+    Queries sharing a limit (integer metrics have few) are compared in one
+    batched call, which prepares the base once; the calls run on ``n_jobs``
+    threads (the metric's batched ``pairwise`` releases the GIL). Metrics
+    with cut-offs get the limit, which rapidfuzz turns into a banded
+    computation on long strings. A query's own entry is ``inf``.
     """
     spec = search._metric_spec
+    tasks = []
+    for limit in np.unique(limits):
+        rows = np.flatnonzero(limits == limit)
+        n_chunks = min(len(rows), effective_n_jobs(search.n_jobs))
+        tasks += [(chunk, limit) for chunk in np.array_split(rows, n_chunks)]
 
-    def one_query(row):
+    def compare(rows, limit):
         kwargs = {}
-        if spec.supports_cutoff and np.isfinite(limits[row]):
-            cutoff = limits[row]
-            kwargs["score_cutoff"] = integer_cutoff(cutoff) if spec.integer_valued else cutoff
-        distances = spec.pairwise(take_items(items, [row]), search._fit_X, **kwargs)[0]
-        distances = distances.astype(np.float64)
-        distances[distances > limits[row]] = np.inf
-        progress.update(1)
-        return distances
+        if spec.supports_cutoff and np.isfinite(limit):
+            kwargs["score_cutoff"] = integer_cutoff(limit) if spec.integer_valued else limit
+        distances = spec.pairwise(take_items(items, rows), search._fit_X, **kwargs)
+        distances = np.asarray(distances, dtype=np.float64)
+        distances[distances > limit] = np.inf
+        progress.update(len(rows))
+        return rows, distances
 
-    rows = range(len(queries))
     if effective_n_jobs(search.n_jobs) == 1:
-        exact = np.array([one_query(row) for row in rows])
+        blocks = [compare(rows, limit) for rows, limit in tasks]
     else:
-        exact = np.array(Parallel(n_jobs=search.n_jobs, prefer="threads")(
-            delayed(one_query)(row) for row in rows))
+        blocks = Parallel(n_jobs=search.n_jobs, prefer="threads")(
+            delayed(compare)(rows, limit) for rows, limit in tasks)
+    exact = np.empty((len(queries), search.n_samples_fit_))
+    for rows, distances in blocks:
+        exact[rows] = distances
     exact[np.arange(len(queries)), queries] = np.inf
     return exact
 
