@@ -165,3 +165,12 @@ def test_a_fixed_candidate_count_is_estimated_at_that_count(reads):
     at_60 = np.flatnonzero(counts == 60)[0]
     assert (search.estimated_recall_, search.estimated_recall_se_) == (estimates[at_60],
                                                                       errors[at_60])
+
+
+def test_exact_search_does_not_warn_about_the_filter(reads):
+    base, _, _ = reads
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        search = FilterRefineNeighbors(n_neighbors=10, n_candidates=10, exact=True,
+                                       random_state=0).fit(base)
+    assert search.estimated_recall_ < 0.95  # the filter alone; the answers are exact

@@ -138,7 +138,8 @@ class FilterRefineBase(BaseEstimator):
         self._log(f"n_candidates_={self.n_candidates_}: estimated top-{k} recall "
                   f"{self.estimated_recall_:.3f} +/- {self.estimated_recall_se_:.3f} "
                   f"({check.n_queries} pseudo-queries)")
-        if self.estimated_recall_ < self.target_recall:
+        if self.estimated_recall_ < self.target_recall and not self.exact:
+            # exact=True answers exactly whatever the filter's recall.
             self._warn_low_recall(check, k, fixed)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
 

@@ -52,7 +52,8 @@ class FilterRefineNeighbors(FilterRefineBase):
         every item is a candidate (exact search).
     target_recall : float in (0, 1], default=0.95
         Top-``n_neighbors`` recall the filter should reach. With a fixed
-        ``n_candidates``, fit warns once when the estimate is below it.
+        ``n_candidates``, fit warns once when the estimate is below it
+        (never with ``exact=True``, whose answers are exact anyway).
     check_recall : bool, default=True
         Estimate the filter's recall at fit (``estimated_recall_``): a
         seeded sample of the base (20 to 200 items, about 200 true
