@@ -9,8 +9,8 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import effective_n_jobs
-from tqdm.auto import tqdm
 from sklearn.utils._param_validation import Interval, StrOptions
+from tqdm.auto import tqdm
 
 from ._qgrams import qgram_profiles
 from .distances import candidate_distances, symmetric_pairwise_distances

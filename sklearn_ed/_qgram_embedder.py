@@ -4,8 +4,8 @@ from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from scipy import sparse
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.preprocessing import normalize
 from sklearn.utils._param_validation import Interval, StrOptions

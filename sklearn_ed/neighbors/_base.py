@@ -13,9 +13,9 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, clone
-from tqdm.auto import tqdm
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
+from tqdm.auto import tqdm
 
 from .._strings import check_items
 from ..distances import Metric, available_metrics, candidate_distances, get_metric
@@ -23,9 +23,16 @@ from ..index import INDEX_ALGORITHMS, embed_for_index, embedding_spec, make_inde
 from ..index._base import sort_by_value
 from ..utils import declare_metric_input, take_items
 from ._auto import choose_embedder
-from ._batching import FIT_BATCH_SIZE, QUERY_BATCH_SIZE, batches, concat_items, short_strings
+from ._batching import (
+    FIT_BATCH_SIZE,
+    QUERY_BATCH_SIZE,
+    batches,
+    concat_items,
+    short_strings,
+)
 from ._exact import verify_bounded
 from ._recall_check import check_recall, low_recall_advice, sample_size
+
 
 class FilterRefineBase(BaseEstimator):
     """Base class of the FilterRefine estimators (not for direct use)."""
