@@ -49,12 +49,12 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         of the training data, so predictions do not depend on that order.
         Padding has index 0 and weight 0.
         """
-        distances, indices = self.kneighbors(X)
         if self.ties == "index":
+            distances, indices = self.kneighbors(X)
             weights = neighbour_weights(distances, self.weights)
             return indices, np.ones_like(distances) if weights is None else weights
+        distances, indices, tied = self._neighbours_and_ties(X)
         kth = distances[:, -1]
-        tied = self._items_at(X, kth)
         rows = [_shared_row(d, i, k_dist, t, self.n_neighbors)
                 for d, i, k_dist, t in zip(distances, indices, kth, tied)]
         width = max(len(row[0]) for row in rows)
@@ -68,22 +68,28 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         weights = neighbour_weights(padded_distances, self.weights)
         return padded, shares if weights is None else weights * shares
 
-    def _items_at(self, X, kth):
-        """Per query, every training item at exact distance ``kth[i]`` that the
-        search can see: its refined candidates, or with ``exact=True`` every
-        item the lower bound does not rule out."""
+    def _neighbours_and_ties(self, X):
+        """The k neighbours and, per query, every item at the k-th exact distance
+        the search can see: its refined candidates (one search: the first k of
+        them are the neighbours), or with ``exact=True`` every item the lower
+        bound does not rule out."""
+        if not self.exact:
+            n_available = self.n_samples_fit_ - (X is None)
+            all_distances, all_indices = self._kneighbors(
+                X, n_neighbors=self._resolve_n_candidates(n_available))
+            distances = all_distances[:, :self.n_neighbors]
+            kth = distances[:, -1]
+            return distances, all_indices[:, :self.n_neighbors], [
+                row_indices[row == limit]
+                for row, row_indices, limit in zip(all_distances, all_indices, kth)]
+        distances, indices = self.kneighbors(X)
+        kth = distances[:, -1]
         queries, exclude = self._queries(X)
-        if self.exact:
-            found = [items for items, _ in bounded_items(self, queries, kth, exclude)]
-            exact = ragged_candidate_distances(queries, self._fit_X, found, self._metric_spec,
-                                               score_cutoff=kth, n_jobs=self.n_jobs)
-            return [items[distances == limit]
-                    for items, distances, limit in zip(found, exact, kth)]
-        n_available = self.n_samples_fit_ - (exclude is not None)
-        distances, indices = self._kneighbors(
-            X, n_neighbors=self._resolve_n_candidates(n_available))
-        return [row_indices[row == limit]
-                for row, row_indices, limit in zip(distances, indices, kth)]
+        found = [items for items, _ in bounded_items(self, queries, kth, exclude)]
+        exact = ragged_candidate_distances(queries, self._fit_X, found, self._metric_spec,
+                                           score_cutoff=kth, n_jobs=self.n_jobs)
+        return distances, indices, [items[row == limit]
+                                    for items, row, limit in zip(found, exact, kth)]
 
     def _validate_X_y(self, X, y):
         if y is None:
