@@ -41,7 +41,9 @@ exact_seconds = time.perf_counter() - tic
 embedder = TripletMinedEmbedder(metric="dtw", network="mlp", n_components=16,
                                 positive="gaussian", negative="random", max_epochs=40,
                                 random_state=0)
-classifier = FilterRefineClassifier(embedder, metric="dtw", n_neighbors=1, n_candidates=5)
+# Five candidates, fixed: the test accuracy below is the check of that budget.
+classifier = FilterRefineClassifier(embedder, metric="dtw", n_neighbors=1, n_candidates=5,
+                                    check_recall=False)
 tic = time.perf_counter()
 classifier.fit(X_train, y_train)
 fit_seconds = time.perf_counter() - tic
