@@ -233,21 +233,32 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         strings = check_strings(X)
-        table = CodeTable.from_codes(self.vocabulary_)
+        counted = self._map_batches(self._codes, strings)
+        n_codes = sum(len(codes) for _, codes, _ in counted)
+        columns = self._sorted_columns if n_codes < len(self.vocabulary_) else \
+            CodeTable.from_codes(self.vocabulary_).columns
 
         def count(batch):
-            indptr, codes, n = self._codes(batch)
-            return self._count_matrix(indptr, table.columns(codes), n)
+            indptr, codes, n = batch
+            return self._count_matrix(indptr, columns(codes), n)
 
-        return self._profiles(sparse.vstack(self._map_batches(count, strings), format="csr"))
+        return self._profiles(sparse.vstack(self._map(count, counted), format="csr"))
+
+    def _sorted_columns(self, codes):
+        """Column of each code by binary search in the sorted ``vocabulary_``
+        (``-1`` if unseen): for a few queries, cheaper than hashing the vocabulary."""
+        position = np.minimum(np.searchsorted(self.vocabulary_, codes), len(self.vocabulary_) - 1)
+        return np.where(self.vocabulary_[position] == codes, position, -1)
 
     def _map_batches(self, function, strings):
         """``function`` of each batch of strings, in order, on ``n_jobs`` threads."""
-        batches = [strings[rows] for rows in _batches(len(strings))]
-        if len(batches) == 1 or effective_n_jobs(self.n_jobs) == 1:
-            return [function(batch) for batch in batches]
+        return self._map(function, [strings[rows] for rows in _batches(len(strings))])
+
+    def _map(self, function, items):
+        if len(items) == 1 or effective_n_jobs(self.n_jobs) == 1:
+            return [function(item) for item in items]
         return Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(function)(batch) for batch in batches)
+            delayed(function)(item) for item in items)
 
     def _profiles(self, counts):
         if self.tfidf_ is not None:

@@ -162,3 +162,41 @@ def test_edge_images_are_the_point_sets_and_keep_chamfer_image():
         edge_images(np.zeros((1, 4, 4)))
     with pytest.raises(ValueError, match="must be 3-D"):
         edge_images(np.zeros((4, 4)))
+
+
+@pytest.mark.parametrize("name", available_metrics())
+def test_unchecked_input_gives_the_checked_answer(name):
+    from sklearn_ed._strings import check_items
+
+    metric = get_metric(name)
+    items = check_items(sample_items(metric), metric.input_type)
+    candidates = np.tile(np.arange(len(items)), (len(items), 1))
+    np.testing.assert_array_equal(
+        candidate_distances(items, items, candidates, metric=name, check_input=False),
+        candidate_distances(sample_items(metric), sample_items(metric), candidates,
+                            metric=name))
+    np.testing.assert_array_equal(pairwise_distances(items, metric=name, check_input=False),
+                                  pairwise_distances(sample_items(metric), metric=name))
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_queries_never_revalidate_the_fitted_base(monkeypatch, exact):
+    # Validating 100,000 fitted strings on every refine call made exact
+    # search on words 10x slower than brute force.
+    from sklearn_ed import FilterRefineNeighbors, QGramEmbedder
+    from sklearn_ed.distances import _pairwise
+
+    base = [f"w{i:03d}x" for i in range(300)]
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=2, n_candidates=5,
+                                   exact=exact, check_recall=False).fit(base)
+    checked_lengths = []
+    original = _pairwise.check_items
+
+    def recording(X, *args, **kwargs):
+        checked_lengths.append(len(X))
+        return original(X, *args, **kwargs)
+
+    monkeypatch.setattr(_pairwise, "check_items", recording)
+    search.kneighbors(["w001y", "w123x", "zzz"])
+    search.radius_neighbors(["w001y"], radius=1)
+    assert len(base) not in checked_lengths

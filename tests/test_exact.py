@@ -92,10 +92,14 @@ def test_exact_search_on_words_with_a_weak_filter(families):
     assert 0.0 < pruned_fraction(search, queries) < 1.0
 
 
-def test_exact_radius_search_returns_every_item_within(families):
+@pytest.mark.parametrize("check_recall", [True, False])
+def test_exact_radius_search_returns_every_item_within(families, check_recall):
+    # Without the recall check there is no radius calibration, which the
+    # bound's radius search does not need.
     strings, _ = families
     queries = [s[1:] for s in strings[:20]]
-    search = FilterRefineNeighbors(QGramEmbedder(), exact=True).fit(strings)
+    search = FilterRefineNeighbors(QGramEmbedder(), exact=True, check_recall=check_recall,
+                                   n_candidates="auto" if check_recall else 10).fit(strings)
     found = search.radius_neighbors(queries, radius=8, return_distance=False)
     exact = pairwise_distances(queries, strings)
     for row, hits in enumerate(found):

@@ -42,7 +42,7 @@ def _run_chunks(function, chunks, n_jobs):
     )
 
 
-def pairwise_distances(X, Y=None, metric="levenshtein", *, n_jobs=None):
+def pairwise_distances(X, Y=None, metric="levenshtein", *, n_jobs=None, check_input=True):
     """Exact distances between every item of ``X`` and every item of ``Y``.
 
     Parameters
@@ -56,6 +56,11 @@ def pairwise_distances(X, Y=None, metric="levenshtein", *, n_jobs=None):
         or a callable ``metric(x, y) -> float``.
     n_jobs : int, default=None
         Number of parallel jobs (joblib semantics; ``-1`` uses all cores).
+    check_input : bool, default=True
+        Validate ``X`` and ``Y``. Callers whose items are already validated
+        object arrays (the estimators, which validate at fit and once per
+        query call) pass False: checking a base of 100,000 strings costs
+        ~10 ms, per call.
 
     Returns
     -------
@@ -69,14 +74,16 @@ def pairwise_distances(X, Y=None, metric="levenshtein", *, n_jobs=None):
            [7, 2]], dtype=int32)
     """
     spec = get_metric(metric)
-    X = check_items(X, spec.input_type, name="X")
-    Y = X if Y is None else check_items(Y, spec.input_type, name="Y")
+    if check_input:
+        X = check_items(X, spec.input_type, name="X")
+        Y = None if Y is None else check_items(Y, spec.input_type, name="Y")
+    Y = X if Y is None else Y
     chunks = _query_chunks(len(X), n_jobs)
     blocks = _run_chunks(lambda rows: spec.pairwise(take_items(X, rows), Y), chunks, n_jobs)
     return np.concatenate(blocks, axis=0)
 
 
-def candidate_distances(X, Y, candidates, metric="levenshtein", *,
+def candidate_distances(X, Y, candidates, metric="levenshtein", *, check_input=True,
                         score_cutoff=None, n_jobs=None):
     """Exact distances from each query to its own list of candidates.
 
@@ -94,6 +101,11 @@ def candidate_distances(X, Y, candidates, metric="levenshtein", *,
         Per-query upper bound of interest. Distances above it are returned
         as ``inf`` (metrics that support cut-offs skip most of the work).
     n_jobs : int, default=None
+    check_input : bool, default=True
+        Validate ``X`` and ``Y``. Callers whose items are already validated
+        object arrays (the estimators, which validate at fit and once per
+        query call) pass False: checking a base of 100,000 strings costs
+        ~10 ms, per call.
 
     Returns
     -------
@@ -108,8 +120,9 @@ def candidate_distances(X, Y, candidates, metric="levenshtein", *,
     array([[2., 3.]])
     """
     spec = get_metric(metric)
-    X = check_items(X, spec.input_type, name="X", allow_empty=True)
-    Y = check_items(Y, spec.input_type, name="Y")
+    if check_input:
+        X = check_items(X, spec.input_type, name="X", allow_empty=True)
+        Y = check_items(Y, spec.input_type, name="Y")
     candidates = np.asarray(candidates)
     if candidates.ndim != 2 or candidates.shape[0] != len(X):
         raise ValueError(
@@ -143,7 +156,7 @@ def candidate_distances(X, Y, candidates, metric="levenshtein", *,
     return np.concatenate(_run_chunks(refine, chunks, n_jobs), axis=0)
 
 
-def ragged_candidate_distances(X, Y, candidates, metric="levenshtein", *,
+def ragged_candidate_distances(X, Y, candidates, metric="levenshtein", *, check_input=True,
                                score_cutoff=None, n_jobs=None):
     """Exact distances from each query to a candidate list of its own length.
 
@@ -161,6 +174,11 @@ def ragged_candidate_distances(X, Y, candidates, metric="levenshtein", *,
     score_cutoff : array-like of shape (n_queries,), default=None
         Per-query upper bound of interest; distances above it are ``inf``.
     n_jobs : int, default=None
+    check_input : bool, default=True
+        Validate ``X`` and ``Y``. Callers whose items are already validated
+        object arrays (the estimators, which validate at fit and once per
+        query call) pass False: checking a base of 100,000 strings costs
+        ~10 ms, per call.
 
     Returns
     -------
@@ -176,8 +194,9 @@ def ragged_candidate_distances(X, Y, candidates, metric="levenshtein", *,
     [array([3., 2.]), array([2.])]
     """
     spec = get_metric(metric)
-    X = check_items(X, spec.input_type, name="X", allow_empty=True)
-    Y = check_items(Y, spec.input_type, name="Y")
+    if check_input:
+        X = check_items(X, spec.input_type, name="X", allow_empty=True)
+        Y = check_items(Y, spec.input_type, name="Y")
     if len(candidates) != len(X):
         raise ValueError(f"candidates has {len(candidates)} lists for {len(X)} queries; "
                          "one list per query is needed.")

@@ -352,13 +352,14 @@ class FilterRefineBase(BaseEstimator):
             # The best-embedded n_neighbors candidates bound the k-th distance;
             # rapidfuzz abandons the remaining pairs as soon as they exceed it.
             head = candidate_distances(queries, self._fit_X, candidates[:, :n_neighbors],
-                                       spec, n_jobs=self.n_jobs)
+                                       spec, n_jobs=self.n_jobs, check_input=False)
             tail = candidate_distances(queries, self._fit_X, candidates[:, n_neighbors:],
-                                       spec, score_cutoff=head.max(axis=1), n_jobs=self.n_jobs)
+                                       spec, score_cutoff=head.max(axis=1), n_jobs=self.n_jobs,
+                                       check_input=False)
             exact = np.hstack([head, tail])
         else:
             exact = candidate_distances(queries, self._fit_X, candidates, spec,
-                                        n_jobs=self.n_jobs)
+                                        n_jobs=self.n_jobs, check_input=False)
         by_index = np.argsort(candidates, axis=1)
         indices, distances = sort_by_value(np.take_along_axis(candidates, by_index, axis=1),
                                            np.take_along_axis(exact, by_index, axis=1))

@@ -62,7 +62,7 @@ def _verify_row(search, query, items, bounds, distances, indices):
         if block.size == 0:  # the bounds only grow, the k-th distance only falls
             break
         exact = candidate_distances([query], search._fit_X, block[None, :], search._metric_spec,
-                                    score_cutoff=distances[-1:])[0]
+                                    score_cutoff=distances[-1:], check_input=False)[0]
         merged_ind = np.concatenate([indices, block])
         merged_dist = np.concatenate([distances, exact])
         order = np.lexsort((merged_ind, merged_dist))[:len(indices)]

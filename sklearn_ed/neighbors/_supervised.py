@@ -87,7 +87,8 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         queries, exclude = self._queries(X)
         found = [items for items, _ in bounded_items(self, queries, kth, exclude)]
         exact = ragged_candidate_distances(queries, self._fit_X, found, self._metric_spec,
-                                           score_cutoff=kth, n_jobs=self.n_jobs)
+                                           score_cutoff=kth, n_jobs=self.n_jobs,
+                                           check_input=False)
         return distances, indices, [items[row == limit]
                                     for items, row, limit in zip(found, exact, kth)]
 

@@ -242,7 +242,8 @@ class FilterRefineNeighbors(FilterRefineBase):
         if not isinstance(radius, Real) or not 0 <= radius < np.inf:
             raise ValueError(f"radius must be a finite non-negative number, got {radius!r}.")
         queries, exclude = self._queries(X)
-        threshold = self._embedding_threshold(radius)
+        # Items the lower bound cannot rule out need no embedding threshold.
+        threshold = None if self._bound is not None else self._embedding_threshold(radius)
         neigh_dist = np.empty(len(queries), dtype=object)
         neigh_ind = np.empty(len(queries), dtype=object)
         for rows in batches(len(queries), QUERY_BATCH_SIZE):
@@ -260,7 +261,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         """Exact distances to the radius candidates; keep those within ``radius``."""
         exact = ragged_candidate_distances(queries, self._fit_X, found, self._metric_spec,
                                            score_cutoff=np.full(len(found), float(radius)),
-                                           n_jobs=self.n_jobs)
+                                           n_jobs=self.n_jobs, check_input=False)
         neigh_dist = np.empty(len(found), dtype=object)
         neigh_ind = np.empty(len(found), dtype=object)
         for row, (hits, distances) in enumerate(zip(found, exact)):
