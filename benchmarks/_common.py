@@ -58,12 +58,26 @@ def _total_memory_gib():
     return float("nan")
 
 
+def _git_commit():
+    """The checked-out commit, marked when the working tree has changes."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
+                                capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return commit + (" with uncommitted changes" if dirty.strip() else "")
+
+
 def print_header(title, notes=()):
     """Command line, versions and machine, as the first lines of a report."""
     print(title)
     print("=" * len(title))
     print("command : " + shlex.join([os.path.relpath(sys.executable)] + sys.argv))
     print("date    : " + datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+    print("commit  : " + _git_commit())
     versions = ", ".join(
         f"{name} {_version(name)}"
         for name in ("sklearn_ed", "numpy", "scipy", "sklearn", "numba", "rapidfuzz",

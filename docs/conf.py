@@ -5,11 +5,16 @@ Build (from the repository root)::
     python -m sphinx -b html -W --keep-going docs docs/_build/html
 """
 
+import sys
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
 
 import sklearn_ed  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
 # -- Project -----------------------------------------------------------------
 project = "sklearn-ed"
@@ -23,7 +28,13 @@ extensions = [
     "sphinx.ext.autosummary",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "sphinx_copybutton",
+    "mathml",
+    "benchlogs",
 ]
+# Formulas become MathML at build time (docs/_ext/mathml.py): no MathJax
+# from a CDN, so the pages read the same offline.
+html_math_renderer = "mathml"
 
 templates_path = ["_templates"]
 exclude_patterns = [
@@ -31,7 +42,6 @@ exclude_patterns = [
     "Thumbs.db",
     ".DS_Store",
     # Pieces written to be included by other pages, not standalone pages.
-    "_user_guide",
     "_benchmarks",
     # sphinx-gallery writes these next to the generated examples.
     "auto_examples/*.ipynb",
@@ -73,6 +83,8 @@ sphinx_gallery_conf = {
     "backreferences_dir": "generated/backreferences",
     "doc_module": ("sklearn_ed",),
     "inspect_global_variables": False,
+    # The computation-times page loads DataTables from a CDN (offline docs).
+    "write_computation_times": False,
 }
 
 
@@ -92,14 +104,32 @@ def _skip_sklearn_members(app, what, name, obj, skip, options):
     return None
 
 
+def _draw_benchmark_figures(app):
+    """Redraw the benchmark figures from the result files on every build."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
+    from render_figures import render
+
+    render(Path(app.srcdir) / "benchmarks" / "figures")
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_sklearn_members)
+    app.connect("builder-inited", _draw_benchmark_figures)
 
 # -- HTML --------------------------------------------------------------------
-html_theme = "alabaster"
+html_theme = "pydata_sphinx_theme"
 html_theme_options = {
-    "description": "Nearest neighbours under expensive distances, for scikit-learn",
-    "fixed_sidebar": True,
+    "navbar_align": "left",
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "secondary_sidebar_items": ["page-toc"],
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
 }
-html_static_path = []
+html_sidebars = {"index": [], "install": []}
+html_static_path = ["_static"]
+html_css_files = ["sklearn_ed.css"]
 html_title = f"sklearn-ed {release}"
+# Copy buttons skip prompts and output of console and doctest blocks.
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True

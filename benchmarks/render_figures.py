@@ -1,0 +1,156 @@
+"""Draw the docs' benchmark figures from the JSON result files.
+
+The docs build calls :func:`render` (``docs/conf.py``), so every figure is
+redrawn from ``benchmarks/results/*.json`` on each build: a figure can never
+disagree with its result file. Run by hand: ``python
+benchmarks/render_figures.py OUT_DIR``.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+# Legible at 100 % zoom in a 900 px column: 10 pt and up.
+STYLE = {"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "legend.fontsize": 10,
+         "xtick.labelsize": 10, "ytick.labelsize": 10, "figure.dpi": 110}
+COLOURS = {"sklearn-ed": "#1f77b4", "peer": "#ff7f0e", "brute": "#555555"}
+
+
+def _load(name):
+    path = RESULTS / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _kind(name):
+    if name.startswith("sklearn-ed") or name.startswith("FilterRefine"):
+        return "sklearn-ed"
+    return "brute" if "brute" in name else "peer"
+
+
+def words_time_recall(out):
+    """Spell-100k: milliseconds per query against top-1 recall, every method."""
+    results = _load("words.json")
+    if results is None:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    brute_ms = 1000 * results["brute_s"] / results["n_queries"]
+    ax.axvline(brute_ms, color=COLOURS["brute"], linestyle="--")
+    ax.annotate("rapidfuzz brute force", (brute_ms, 0.83), rotation=90, ha="right",
+                va="bottom", color=COLOURS["brute"])
+    for method in results["methods"]:
+        ms = 1000 * method["query_s"] / results["n_queries"]
+        kind = _kind(method["name"])
+        ax.scatter(ms, method["top1_recall"], color=COLOURS[kind], s=40, zorder=3)
+        label = method["name"].replace("sklearn-ed ", "").replace("Embedder()", "")
+        # Peers labelled below their point, sklearn-ed above: they overlap.
+        ax.annotate(label, (ms, method["top1_recall"]), xytext=(6, 4 if kind != "peer" else -12),
+                    textcoords="offset points", fontsize=9)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xticks([0.03, 0.05, 0.1, 0.2, 0.5, 1])
+    ax.set_xlabel("milliseconds per query (log scale; fit not included)")
+    ax.set_ylabel("top-1 recall")
+    ax.set_title("100,000 words, 1,000 misspellings: sklearn-ed (blue) and peers (orange)")
+    ax.grid(alpha=0.3)
+    return _save(fig, out / "words_time_recall.png")
+
+
+def embedder_choice_recall(out):
+    """Top-10 recall at C=50 and C=200 by embedder and data set."""
+    results = _load("embedder_choice.json")
+    if results is None:
+        return None
+    datasets = list(dict.fromkeys(row["data"] for row in results))
+    embedders = list(dict.fromkeys(row["embedder"].split("(")[0] for row in results))
+    fig, axes = plt.subplots(1, len(datasets), figsize=(9, 3.6), sharey=True)
+    width = 0.38
+    for ax, dataset in zip(axes, datasets):
+        rows = {row["embedder"].split("(")[0]: row for row in results if row["data"] == dataset}
+        for offset, count, shade in ((-width / 2, 50, 0.55), (width / 2, 200, 1.0)):
+            values = [rows[name][f"recall_{count}"] if name in rows else 0 for name in embedders]
+            ax.bar([i + offset for i in range(len(embedders))], values, width,
+                   alpha=shade, color="#1f77b4", label=f"C = {count}")
+        ax.set_xticks(range(len(embedders)),
+                      [name.replace("Embedder", "") for name in embedders])
+        ax.set_title(dataset)
+        ax.set_ylim(0, 1)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel("top-10 recall")
+    axes[0].legend(loc="upper right")
+    fig.suptitle("Which embedder for which strings (bench_embedder_choice.py)")
+    return _save(fig, out / "embedder_choice_recall.png")
+
+
+def index_words_speed_recall(out):
+    """Filter speed-up over the 0.1.0 scan against recall of the scan's candidates."""
+    results = _load("index_words.json")
+    if results is None:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    for index in results["indexes"]:
+        ax.scatter(index["speedup_vs_scan"], index["recall_vs_scan"], s=40, color="#1f77b4",
+                   zorder=3)
+        ax.annotate(index["name"], (index["speedup_vs_scan"], index["recall_vs_scan"]),
+                    xytext=(5, 3), textcoords="offset points", fontsize=9)
+    ax.axhline(0.98, color="#555555", linestyle=":")
+    ax.axvline(10, color="#555555", linestyle=":")
+    ax.set_xscale("log")
+    ax.set_xlabel("filter speed-up over the 0.1.0 scan (log scale)")
+    ax.set_ylabel("recall of the scan's candidates")
+    ax.set_title("Filter indexes on CGK codes of 100,000 words (target: right of 10x, above 0.98)")
+    ax.grid(alpha=0.3)
+    return _save(fig, out / "index_words_speed_recall.png")
+
+
+def defaults_reads_time(out):
+    """Genome reads: fit + 1,000 queries, defaults against mappy and brute force."""
+    results = _load("defaults.json")
+    if results is None or "reads" not in results:
+        return None
+    reads = results["reads"]
+    names = ["rapidfuzz brute force"] + [method["name"] for method in reads["methods"]]
+    seconds = [reads["brute_s"]] + [method["fit_s"] + method["query_s"]
+                                    for method in reads["methods"]]
+    fig, ax = plt.subplots(figsize=(8, 2.8))
+    colours = [COLOURS[_kind(name)] for name in names]
+    ax.barh(range(len(names)), seconds, color=colours)
+    ax.set_yticks(range(len(names)), names)
+    ax.set_xscale("log")
+    ax.invert_yaxis()
+    for row, value in enumerate(seconds):
+        ax.annotate(f"{value:,.1f} s", (value, row), xytext=(4, 0), textcoords="offset points",
+                    va="center")
+    ax.set_xlabel("seconds for fit + 1,000 top-10 queries (log scale)")
+    ax.set_title("50,000 genome reads of 1 kbp")
+    ax.set_xlim(right=max(seconds) * 8)
+    return _save(fig, out / "defaults_reads_time.png")
+
+
+def _save(fig, path):
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def render(out):
+    """Write every figure whose result file exists into ``out``; return their paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with plt.rc_context(STYLE):
+        drawn = [draw(out) for draw in (words_time_recall, embedder_choice_recall,
+                                        index_words_speed_recall, defaults_reads_time)]
+    return [path for path in drawn if path is not None]
+
+
+if __name__ == "__main__":
+    for path in render(sys.argv[1] if len(sys.argv) > 1 else RESULTS / "figures"):
+        print(path)
