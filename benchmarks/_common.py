@@ -419,7 +419,7 @@ def recall_item_table(recall, candidate_counts, title):
 
 
 def speedup_table(needed, n_base, ks, ps, title):
-    """Seed 004 Table 5.1 layout: # distances and speedup per p and k."""
+    """Lary (2022), Tables 5.1 layout: # distances and speedup per p and k."""
     headers = ["embedding", ""] + [f"{round(p * 100)}% k={k}" for p in ps for k in ks]
     rows = []
     for name, by_k in needed.items():

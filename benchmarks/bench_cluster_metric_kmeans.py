@@ -1,4 +1,4 @@
-"""K-means with a learned metric on UCI data (seed papers 002/003, s5.3, Figure 4).
+"""K-means with a learned metric on UCI data (Mochihashi, Kikui and Kita 2004, s5.3, Figure 4).
 
 For iris, wine, breast cancer and digits (``sklearn.datasets``):
 
@@ -118,7 +118,7 @@ def print_tables(name, X, y, scores):
 
 def main():
     start = time.perf_counter()
-    print_header("ClusterMetricLearner: K-means on UCI data (seed 002/003 s5.3, Figure 4)", notes=[
+    print_header("ClusterMetricLearner: K-means on UCI data (Mochihashi et al. 2004 s5.3, Figure 4)", notes=[
         "train/test 50/50 stratified per split; TruncatedSVD (dims) and metrics fitted on "
         "train; KMeans(K = n_classes, n_init=100) on test; BLAS and OpenMP limited to 1 thread",
         "precision = pairwise clustering precision (Rand); bal. = balanced variant; "

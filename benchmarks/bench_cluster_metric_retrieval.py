@@ -1,4 +1,4 @@
-"""Retrieval of misspelling clusters with a learned metric (seed papers 002/003, s5.1).
+"""Retrieval of misspelling clusters with a learned metric (Mochihashi, Kikui and Kita 2004, s5.1).
 
 The paper's sentence-retrieval experiment, on data that ships with
 ``codespell``: every correction in ``codespell_lib/data/dictionary.txt``
@@ -130,7 +130,7 @@ def run_set(clusters, seed):
 
 def main():
     start = time.perf_counter()
-    print_header("ClusterMetricLearner: misspelling-cluster retrieval (seed 002/003 s5.1)", notes=[
+    print_header("ClusterMetricLearner: misspelling-cluster retrieval (Mochihashi et al. 2004 s5.1)", notes=[
         f"clusters = a codespell correction + its misspellings, >= {MIN_PER_CLUSTER} members, "
         f"at most {MAX_PER_CLUSTER} sampled per cluster",
         f"{N_SETS} random sets of {N_TRAIN} training / {N_TEST} disjoint test clusters; "

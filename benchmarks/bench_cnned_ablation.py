@@ -1,4 +1,4 @@
-"""CNN-ED variants (seed 001 ablations) on genome reads: top-10 recall and training time.
+"""CNN-ED variants (the ablations of Dai et al. 2020) on genome reads: top-10 recall and training time.
 
 One exact training matrix and one brute-force query matrix are shared by all
 variants; each variant is ``CNNEDEmbedder(max_epochs, max_length=1120,

@@ -148,7 +148,7 @@ def main():
     print()
     print(format_table(["embedding", "g", "approximation error"], error_rows,
                        title="Approximation error mean |g(d_emb) - d_E| / d_E over query-base "
-                             "pairs, g fitted on training pairs (seed 001 Table 2)"))
+                             "pairs, g fitted on training pairs (Dai et al. 2020, Table 2)"))
     print()
     print(format_table(["embedding", "N_0.95 (k=10)", "count speedup", "embed base s",
                         "filter+refine s", "brute s", "wall speedup"], speed_rows,

@@ -24,7 +24,7 @@ uniform sample); "CNN-ED untrained" is the network with 0 epochs; CGK is
 ``CGKEmbedder(random_state=0)`` fitted on the base. Fit times include the
 exact training matrix of the drawn strings.
 
-Approximation error (seed 001 Table 2): mean |g(d_emb) - d_E| / d_E, g fitted
+Approximation error (Dai et al. 2020, Table 2): mean |g(d_emb) - d_E| / d_E, g fitted
 on the pairs of the loader's train set, a uniform sample held out from the
 base (linear for CNN-ED, quadratic for CGK), evaluated (a) on
 all query-base pairs and (b) on each query's exact top-100 base items only
@@ -231,7 +231,7 @@ def main():
     print(format_table(["embedding", "g", "all query-base pairs", f"near pairs (top-{NEAR})"],
                        error_rows,
                        title="Approximation error mean |g(d_emb) - d_E| / d_E, g fitted on "
-                             "training pairs (seed 001 Table 2)"))
+                             "training pairs (Dai et al. 2020, Table 2)"))
     print(f"all pairs: every query-base pair ({exact.size}); near pairs: each query's exact "
           f"top-{NEAR} base items ({near.size} pairs); pairs with d_E = 0 are skipped.")
     print()

@@ -19,7 +19,7 @@ median over passes; ratio = brute total / FR total (fit + query).
 From the exact matrix of the brute-force side and the CGK embedding
 distances (``pairwise_embedding_distances(emb.transform_symbols(q),
 emb.transform_symbols(base), "hamming")``) the script also prints the
-recall-item table and the exact-distance speedups (seed 004 Table 5.1).
+recall-item table and the exact-distance speedups (Lary (2022), Tables 5.1).
 
 Brute force costs ~50-80 us per pair per core on ~1,000 bp reads; the full
 1,000 x 50,000 takes ~20 min on 2 cores, so ``--n-query`` selects the first
@@ -283,7 +283,7 @@ def main(argv=None):
     print(speedup_table(needed, len(base), recall_ks, ps,
                         title="Exact distances needed for a share p of queries to get all k "
                               "true neighbours, and speedup = n_base / that number"))
-    print(f"Speedup counts exact distances only (seed 004 s5.3); the wall-time ratio above "
+    print(f"Speedup counts exact distances only (Lary 2022, s5.3); the wall-time ratio above "
           f"also pays for embedding and the Hamming scan. n_base = {len(base)}.")
     print()
     if args.keep_workdir:

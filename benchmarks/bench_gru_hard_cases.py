@@ -1,4 +1,4 @@
-"""Seed 000 Table 6: top-1 recall with one candidate on the synthetic hard cases.
+"""Zhang et al. (2020), Table 6: top-1 recall with one candidate on the synthetic hard cases.
 
 The test set is ``make_hard_cases(--n-query, length=--length, random_state=0)``
 (``--test-seed``; seed 2 is the validation set on which the GRU's Algorithm 4
@@ -58,7 +58,7 @@ def main():
     from sklearn_ed.distances import pairwise_distances
     from sklearn_ed.metrics import top_k_recall
 
-    print_header("GRUEmbedder on the synthetic hard cases (seed 000, Table 6)", notes=[
+    print_header("GRUEmbedder on the synthetic hard cases (Zhang et al. 2020, Table 6)", notes=[
         f"test: make_hard_cases({args.n_query}, length={args.length}, "
         f"random_state={args.test_seed}) "
         f"({args.n_query} queries, {2 * args.n_query} base strings)",

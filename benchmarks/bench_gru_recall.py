@@ -21,7 +21,7 @@ recall runs therefore use strings of length about 200:
   training proteins) with every protein cut to its first 200 residues (the
   exact distances are those of the cut strings).
 
-``--dataset speed`` measures the seed 001 Table 3 comparison at length
+``--dataset speed`` measures the Dai et al. (2020), Table 3 comparison at length
 ~1,000 (genome reads of 900-1,100 bases, 1,000 training reads): the duration
 of one training epoch (1,000 triplets, batch 64) and the inference
 throughput on 1,000 reads, CNN-ED vs GRU (Phase 1 epoch and Phase 3 epoch).
@@ -178,7 +178,7 @@ def speed_run(args):
         print(f"{row[0]} / CNN-ED: epoch x{float(row[1]) / float(cnn[1]):.0f}, "
               f"time per string x{float(row[3]) / float(cnn[3]):.0f}, memory per string "
               f"x{_number(row[5]) / _number(cnn[5]):.0f}")
-    print("seed 001 Table 3 (GPU): CNN-ED 2.6x-30x faster to train, 14x-200x faster to embed")
+    print("Dai et al. (2020), Table 3 (GPU): CNN-ED 2.6x-30x faster to train, 14x-200x faster to embed")
 
 
 def main():

@@ -298,7 +298,7 @@ def main(argv=None):
     print(speedup_table(needed, len(base), recall_ks, ps,
                         title="Exact distances needed for a share p of queries to get all k "
                               "true neighbours, and speedup = n_base / that number"))
-    print("Speedup counts exact distances only (seed 004 s5.3); the wall-time ratio above "
+    print("Speedup counts exact distances only (Lary 2022, s5.3); the wall-time ratio above "
           f"also pays for embedding and the Hamming scan. n_base = {len(base)}.")
     print()
     if args.keep_workdir:

@@ -1,4 +1,4 @@
-"""Seed 004 Tables 5.1-5.5: exact distances needed by filter-and-refine, per embedding.
+"""Lary (2022), Tables 5.1-5.5: exact distances needed by filter-and-refine, per embedding.
 
 For every method (R = network trained on completely random triplets,
 FastMap, and the six mined strategies GR, GG, GC, RR, RG, RC) and every
@@ -215,7 +215,7 @@ def main():
         "random_state=0",
         "training epochs:lr:n_neighbors[:adaptive margin] per method: " + ", ".join(
             f"{method} {config}" for method, config in configs.items()),
-        f"dimensions d in {dims}; each cell = best over d (as in seed 004); FastMap counts "
+        f"dimensions d in {dims}; each cell = best over d (as in Lary 2022); FastMap counts "
         "+2d exact distances per query for embedding it",
     ])
 

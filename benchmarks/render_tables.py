@@ -100,7 +100,44 @@ def graph_clustering():
     _write("graph_clustering.csv", ["graph", "build s", "ARI vs exact DBSCAN"], rows)
 
 
+def headline():
+    """The landing page's table: the defaults and the peers, words and reads."""
+    defaults_run, words_run = _load("defaults.json"), _load("words.json")
+    if defaults_run is None or words_run is None:
+        return
+    rows = []
+    reads = defaults_run["reads"]
+    for method in reads["methods"]:
+        total = method["fit_s"] + method["query_s"]
+        name = ("sklearn-ed, defaults" if "n_candidates" in method
+                else f"{method['name']} (minimap2 seeds) + exact refine")
+        rows.append(["50,000 genome reads, top-10", name, f"{method['recall']:.3f}",
+                     f"{total:.1f} s", f"{reads['brute_s'] / total:.0f}x"])
+    rows.sort(key=lambda row: not row[1].startswith("sklearn-ed"))
+    rows.append(["50,000 genome reads, top-10", "rapidfuzz brute force", "1.000",
+                 f"{reads['brute_s']:,.0f} s", "1x"])
+    words = defaults_run["words"]
+    top1 = next(method for method in words["methods"] if method.get("k", 1) == 1)
+    n_queries = words_run["n_queries"]
+    rows.append(["100,000 words, nearest word", "sklearn-ed, defaults",
+                 f"{top1['top1_recall']:.3f}",
+                 f"{top1['fit_s']:.1f} s + {1000 * top1['query_s'] / n_queries:.3f} ms/query",
+                 f"{words['brute_s'] / top1['query_s']:.1f}x per query"])
+    for method in words_run["methods"]:
+        if method["name"].startswith(("tf-idf", "symspellpy")):
+            rows.append(["100,000 words, nearest word", method["name"],
+                         f"{method['top1_recall']:.3f}",
+                         f"{method['fit_s']:.1f} s + "
+                         f"{1000 * method['query_s'] / n_queries:.3f} ms/query",
+                         f"{words_run['brute_s'] / method['query_s']:.1f}x per query"])
+    rows.append(["100,000 words, nearest word", "rapidfuzz brute force", "1.000",
+                 f"{1000 * words_run['brute_s'] / n_queries:.3f} ms/query", "1x"])
+    _write("headline.csv", ["data (1,000 queries, 2 cores)", "method", "recall",
+                            "time", "speed-up over brute force"], rows)
+
+
 if __name__ == "__main__":
     defaults()
     embedder_choice()
     graph_clustering()
+    headline()

@@ -12,6 +12,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+from sphinx_gallery.sorting import ExplicitOrder  # noqa: E402
+
 import sklearn_ed  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
@@ -74,9 +76,14 @@ sphinx_gallery_conf = {
     "ignore_pattern": r"__init__\.py",
     "abort_on_example_error": True,
     "image_scrapers": ("matplotlib",),
+    "reset_modules": ("matplotlib", "gallery_style.reset_matplotlib"),
     "matplotlib_animations": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
+    # The quickstart (top level), then by task.
+    "subsection_order": ExplicitOrder([
+        "../examples/search", "../examples/classification", "../examples/clustering",
+        "../examples/other_metrics", "../examples/learned_embedders"]),
     "download_all_examples": False,
     "plot_gallery": "True",
     # "Examples using X" mini-galleries on the API pages.
@@ -100,6 +107,10 @@ def _skip_sklearn_members(app, what, name, obj, skip, options):
         return True
     defined_in = getattr(obj, "__module__", None) or ""
     if name in _SKLEARN_MEMBERS_SKIPPED and defined_in.startswith("sklearn."):
+        return True
+    # The networks inherit torch.nn.Module and skorch.NeuralNet: their own
+    # reference documents those members (their docstrings cite labels of it).
+    if defined_in.startswith(("torch", "skorch")):
         return True
     return None
 

@@ -1,4 +1,4 @@
-"""Minimum-cluster-distortion Mahalanobis metric (seed papers 002/003).
+"""Minimum-cluster-distortion Mahalanobis metric (Mochihashi, Kikui and Kita 2004).
 
 The metric matrix is the closed-form solution of
 
@@ -127,8 +127,7 @@ class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     References
     ----------
     .. [1] Mochihashi, Kikui and Kita, "Learning an optimal distance metric
-       in a linguistic vector space", 2004 (seed papers 002/003 of this
-       project).
+       in a linguistic vector space", 2004 (EMNLP 2004).
 
     Examples
     --------

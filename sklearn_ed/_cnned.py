@@ -1,4 +1,4 @@
-"""CNN-ED: a convolutional embedding of edit distance (seed 001)."""
+"""CNN-ED: a convolutional embedding of edit distance (Dai et al., 2020)."""
 
 from numbers import Integral, Real
 
@@ -20,7 +20,7 @@ _MAP_PAIRS = 200_000
 class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     """Convolutional embedding of edit distance into Euclidean distance (CNN-ED).
 
-    Dai, Yan, Wang, Cheng and Chen (2020): strings are one-hot encoded over
+    Dai, Yan, Zhou, Wang, Yang and Cheng (2020): strings are one-hot encoded over
     the alphabet learned at fit (with an unknown-character bucket; padding
     is all-zero), passed through ``n_layers`` blocks of ``Conv1d`` (kernel 3)
     and pooling, then a linear layer to ``n_components`` float32 values. The

@@ -1,4 +1,4 @@
-"""The three-phase GRU embedding of edit distance (seed 000)."""
+"""The three-phase GRU embedding of edit distance (Zhang, Yuan and Indyk, 2020)."""
 
 import warnings
 from numbers import Integral, Real

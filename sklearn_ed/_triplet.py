@@ -1,4 +1,4 @@
-"""TripletMinedEmbedder: a network trained with mined triplets for any distance (seed 004)."""
+"""TripletMinedEmbedder: a network trained with mined triplets for any distance (Lary, 2022)."""
 
 import copy
 import warnings
@@ -18,7 +18,7 @@ from .utils import take_items
 
 # Objects per forward pass in transform (bounded memory).
 _TRANSFORM_BATCH = 1024
-# Default optimiser and learning rate per network (seed 004, s5.3).
+# Default optimiser and learning rate per network (Lary 2022, s5.3).
 _DEFAULT_OPTIMIZER = {"mlp": ("Adagrad", 1e-3), "conv1d": ("Adam", 1e-2), "module": ("Adam", 1e-3)}
 
 
@@ -68,7 +68,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     network : {"mlp", "conv1d"} or torch.nn.Module, default="mlp"
         ``"mlp"``: 200-100-50-d ReLU layers and a sigmoid output on the
         flattened input; ``"conv1d"``: Conv1d(256) + batch norm + max pool,
-        Conv1d(d) + batch norm + max pool, average pooling, sigmoid (seed 004,
+        Conv1d(d) + batch norm + max pool, average pooling, sigmoid (Lary 2022,
         s5.2). A module (copied at fit) maps a float32 batch
         ``(N, channels, length)`` to ``(N, d)``; ``n_components`` is then
         its output size.
@@ -94,7 +94,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         nearest object. A near-tie then asks for almost no gap and a far
         negative for a wide one, so the embedding also keeps the order of
         distances beyond the neighbourhood (not in the thesis, which uses a
-        constant margin; the margin of seed 000 is the distance gap itself).
+        constant margin; the margin of Zhang et al. (2020) is the distance gap itself).
     max_epochs : int, default=40
         Training epochs (one triplet per training object each, so an epoch
         is ``n_train_`` triplets). The thesis' 40 epochs were over 15,000

@@ -120,7 +120,7 @@ def test_feature_names_and_pandas_output():
 @settings(max_examples=300, deadline=None)
 @given(data=st.data(), length=st.integers(1, 40))
 def test_cgk_prime_theorem_1_lower_bound(data, length):
-    """Seed 000, Theorem 1(2): d_E(x, y) / 2 <= d_H(f(x, r), f(y, r)) for every r."""
+    """Zhang et al. (2020), Theorem 1(2): d_E(x, y) / 2 <= d_H(f(x, r), f(y, r)) for every r."""
     bit_strings = st.text(alphabet="01", min_size=length, max_size=length)
     x, y = data.draw(bit_strings), data.draw(bit_strings)
     embedder = CGKEmbedder("cgk_prime", max_length=length).fit(["0", "1"])

@@ -1,4 +1,4 @@
-"""Tests of ClusterMetricLearner (seed papers 002/003)."""
+"""Tests of ClusterMetricLearner (Mochihashi, Kikui and Kita 2004)."""
 
 import pickle
 import warnings

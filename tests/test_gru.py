@@ -1,4 +1,4 @@
-"""GRUEmbedder (seed 000): network, learned CGK' walk, Algorithm 4, phases."""
+"""GRUEmbedder (Zhang, Yuan and Indyk, 2020): network, learned CGK' walk, Algorithm 4, phases."""
 
 import pickle
 import warnings
@@ -161,7 +161,7 @@ def test_phase_3_learns_hash_table_and_threshold(strings):
 
 
 def test_phase_3_beats_phases_1_2_and_identity_on_hard_cases():
-    """Seeded small Table 6 (seed 000, Appendix A.3): shifts against substitutions."""
+    """Seeded small Table 6 (Zhang et al. 2020, Appendix A.3): shifts against substitutions."""
     train_set = make_hard_cases(100, length=40, random_state=1)
     test = make_hard_cases(100, length=40, random_state=0)
     exact = pairwise_distances(test.query, test.base)

@@ -1,4 +1,4 @@
-"""Tests of the cluster-recovery metrics (seed papers 002/003, section 5)."""
+"""Tests of the cluster-recovery metrics (Mochihashi, Kikui and Kita 2004, section 5)."""
 
 import itertools
 

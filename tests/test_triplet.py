@@ -1,4 +1,4 @@
-"""TripletMinedEmbedder (seed 004): mining strategies, networks, estimator contract."""
+"""TripletMinedEmbedder (Lary, 2022): mining strategies, networks, estimator contract."""
 
 import pickle
 

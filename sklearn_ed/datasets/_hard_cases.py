@@ -1,4 +1,4 @@
-"""The synthetic hard cases of seed 000 (Appendix A.3): shifts against substitutions."""
+"""The synthetic hard cases of Zhang et al. (2020) (Appendix A.3): shifts against substitutions."""
 
 from numbers import Integral
 
@@ -8,7 +8,7 @@ from sklearn.utils import Bunch, check_random_state
 from ._genome import _BASES, _CODE_OF_BYTE, load_genome
 
 _DESCR = """\
-Synthetic hard cases for edit-distance embeddings (seed 000, Appendix A.3)
+Synthetic hard cases for edit-distance embeddings (Zhang et al. 2020, Appendix A.3)
 ==========================================================================
 
 Queries are slices of ``length`` bases of the genome of :func:`load_genome`
@@ -33,7 +33,7 @@ embedding finds only the second case.
 
 
 def make_hard_cases(n_queries, *, length=100, random_state=0):
-    """Generate the synthetic hard-case set of seed 000 (Appendix A.3).
+    """Generate the synthetic hard-case set of Zhang et al. (2020) (Appendix A.3).
 
     Each query (a genome slice) gets two base strings: its shift by one or
     two positions and its substitution of three or four positions. Embeddings

@@ -69,7 +69,23 @@ _REGISTRY = {}
 
 
 def register_metric(metric, *, overwrite=False):
-    """Add a :class:`Metric` to the registry so it can be named by string."""
+    """Add a :class:`Metric` to the registry so it can be named by string.
+
+    The user guide (:ref:`ug_metrics`) registers a metric step by step.
+
+    Parameters
+    ----------
+    metric : Metric
+        The metric; ``metric.name`` becomes its registry name.
+    overwrite : bool, default=False
+        Replace a metric registered under the same name (otherwise a
+        ``ValueError``).
+
+    Returns
+    -------
+    metric : Metric
+        The metric registered.
+    """
     if not isinstance(metric, Metric):
         raise TypeError(f"metric must be a Metric, got {type(metric).__name__}.")
     if metric.name in _REGISTRY and not overwrite:
@@ -82,12 +98,43 @@ def register_metric(metric, *, overwrite=False):
 
 
 def available_metrics():
-    """Names of the registered metrics, sorted."""
+    """Names of the registered metrics, sorted.
+
+    Returns
+    -------
+    names : list of str
+        Every name :func:`get_metric` accepts.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances import available_metrics
+    >>> "levenshtein" in available_metrics()
+    True
+    """
     return sorted(_REGISTRY)
 
 
 def get_metric(metric):
-    """Resolve a registry name, a :class:`Metric` or a callable to a Metric."""
+    """Resolve a registry name, a :class:`Metric` or a callable to a Metric.
+
+    Parameters
+    ----------
+    metric : str, Metric or callable
+        A name of :func:`available_metrics`, a :class:`Metric` (returned as
+        is), or a callable ``metric(x, y) -> float`` wrapped with
+        ``input_type="objects"``.
+
+    Returns
+    -------
+    metric : Metric
+        The resolved metric.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances import get_metric
+    >>> get_metric("levenshtein").integer_valued
+    True
+    """
     if isinstance(metric, Metric):
         return metric
     if isinstance(metric, str):

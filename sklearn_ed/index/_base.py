@@ -255,13 +255,32 @@ class BaseIndex:
 
     # --------------------------------------------------------- persistence
     def to_bytes(self):
-        """The engine index serialized to a uint8 array (empty if nothing added)."""
+        """The engine index serialized to a uint8 array (empty if nothing added).
+
+        Returns
+        -------
+        data : ndarray of uint8
+            The serialized index; what :meth:`load_bytes` restores.
+        """
         if self._index is None:
             return np.zeros(0, dtype=np.uint8)
         return self._serialize(self._index)
 
     def load_bytes(self, data, n_features):
-        """Restore the engine index from :meth:`to_bytes` output."""
+        """Restore the engine index from :meth:`to_bytes` output.
+
+        Parameters
+        ----------
+        data : ndarray of uint8
+            What :meth:`to_bytes` returned (empty: an index with no items).
+        n_features : int
+            Width of the embeddings the index holds.
+
+        Returns
+        -------
+        self : BaseIndex
+            The restored index.
+        """
         data = np.asarray(data, dtype=np.uint8)
         self._dim = None if data.size == 0 else int(n_features)
         self._index = None if data.size == 0 else self._deserialize(data)

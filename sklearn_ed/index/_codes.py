@@ -31,7 +31,7 @@ EMBEDDING_METRICS = ("hamming", "euclidean", "inner_product", "cosine")
 class EmbeddingSpec:
     """What the index needs to know about a fitted embedder's output.
 
-    Attributes
+    Parameters
     ----------
     metric : {"hamming", "euclidean", "inner_product", "cosine"}
         Distance between embedded items.

@@ -5,6 +5,7 @@ from ._faiss import FlatIndex, HNSWIndex, IVFIndex
 from ._nndescent import NNDescentIndex
 from ._sparse import SparseCosineIndex
 
+#: The ``filter_algorithm`` names and the index class each one builds.
 INDEX_ALGORITHMS = {
     "brute": FlatIndex,
     "hnsw": HNSWIndex,

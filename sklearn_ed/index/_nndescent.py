@@ -119,13 +119,32 @@ class NNDescentIndex(BaseIndex):
         return np.array(lims), np.concatenate(dists), np.concatenate(ids)
 
     def to_bytes(self):
-        """The indexed rows (the graph is rebuilt from them on load)."""
+        """The indexed rows (the graph is rebuilt from them on load).
+
+        Returns
+        -------
+        data : ndarray of uint8
+            The serialized index; what :meth:`load_bytes` restores.
+        """
         if self._data is None:
             return np.zeros(0, dtype=np.uint8)
         return np.ascontiguousarray(self._data).view(np.uint8).ravel()
 
     def load_bytes(self, data, n_features):
-        """Restore from :meth:`to_bytes` output, rebuilding the graph."""
+        """Restore from :meth:`to_bytes` output, rebuilding the graph.
+
+        Parameters
+        ----------
+        data : ndarray of uint8
+            What :meth:`to_bytes` returned (empty: an index with no items).
+        n_features : int
+            Width of the embeddings the index holds.
+
+        Returns
+        -------
+        self : NNDescentIndex
+            The restored index.
+        """
         data = np.asarray(data, dtype=np.uint8)
         self._dim = None if data.size == 0 else int(n_features)
         self._data = self._index = None

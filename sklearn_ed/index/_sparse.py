@@ -130,7 +130,13 @@ class SparseCosineIndex(BaseIndex):
         return product.indptr, 1.0 - product.data, product.indices
 
     def to_bytes(self):
-        """The rows as the bytes of an ``.npz`` file (empty if nothing added)."""
+        """The rows as the bytes of an ``.npz`` file (empty if nothing added).
+
+        Returns
+        -------
+        data : ndarray of uint8
+            The serialized index; what :meth:`load_bytes` restores.
+        """
         if self._index is None:
             return np.zeros(0, dtype=np.uint8)
         buffer = io.BytesIO()
@@ -138,7 +144,20 @@ class SparseCosineIndex(BaseIndex):
         return np.frombuffer(buffer.getvalue(), dtype=np.uint8).copy()
 
     def load_bytes(self, data, n_features):
-        """Restore the rows from :meth:`to_bytes` output."""
+        """Restore the rows from :meth:`to_bytes` output.
+
+        Parameters
+        ----------
+        data : ndarray of uint8
+            What :meth:`to_bytes` returned (empty: an index with no items).
+        n_features : int
+            Width of the embeddings the index holds.
+
+        Returns
+        -------
+        self : SparseCosineIndex
+            The restored index.
+        """
         data = np.asarray(data, dtype=np.uint8)
         self._dim = self._index = self._items_t = None
         if data.size:

@@ -114,9 +114,27 @@ def exact_distances_needed(exact_distances, embedding_distances, *, k=10):
     This is the number of exact distances a filter-and-refine search must
     compute to return all k true neighbours of that query.
 
+    Parameters
+    ----------
+    exact_distances : ndarray of shape (n_queries, n_base)
+        Exact distances.
+    embedding_distances : ndarray of shape (n_queries, n_base)
+        Embedding distances of the same pairs.
+    k : int, default=10
+        Number of true neighbours (ties at the k-th distance count as found).
+
     Returns
     -------
     needed : ndarray of int, shape (n_queries,)
+        Exact distances each query needs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_ed.metrics import exact_distances_needed
+    >>> exact = np.array([[1.0, 2.0, 3.0]])
+    >>> exact_distances_needed(exact, np.array([[0.3, 0.1, 0.2]]), k=1)
+    array([3])
     """
     ranks = _true_neighbour_ranks(exact_distances, embedding_distances, k)
     return np.array([rank[k - 1] for rank in ranks], dtype=np.int64)
@@ -125,7 +143,7 @@ def exact_distances_needed(exact_distances, embedding_distances, *, k=10):
 def exact_distance_speedup(exact_distances, embedding_distances, *, k=10, p=0.95):
     """Speedup over brute force when the k true neighbours of a share p of queries are found.
 
-    Following Athitsos et al. and seed 004 (s5.3): N_p is the smallest
+    Following Athitsos et al. and Lary (2022) (s5.3): N_p is the smallest
     number of exact distances per query such that, refining the N_p best
     candidates by embedding distance, a fraction ``p`` of the queries get
     all their k true neighbours. The speedup is ``n_base / N_p``.

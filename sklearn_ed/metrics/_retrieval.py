@@ -1,4 +1,4 @@
-"""Cluster-recovery metrics of seed papers 002/003 (section 5).
+"""Cluster-recovery metrics of Mochihashi, Kikui and Kita 2004 (section 5).
 
 - :func:`eleven_point_average_precision` and :func:`r_precision`: retrieval
   where the relevant items of a query are the base items of its cluster;

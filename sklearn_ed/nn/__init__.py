@@ -1,6 +1,6 @@
 """Torch building blocks of the neural embedders, and their skorch glue.
 
-- :mod:`._modules`: :class:`CNNEDModule` (seed 001) and the reduction of an
+- :mod:`._modules`: :class:`CNNEDModule` (Dai et al., 2020) and the reduction of an
   affine network over one-hot input to a lookup table.
 - :mod:`._losses`: :class:`TripletApproximationLoss` (triplet loss with a
   per-triplet margin plus ``alpha`` times the approximation error), and the
@@ -9,7 +9,7 @@
   :class:`TopKTripletDataset`, which draws fresh triplets every epoch.
 - :mod:`._training`: :class:`TripletNet` (a ``skorch.NeuralNet`` whose batches
   are index triplets into a tensor of inputs), device and thread helpers.
-- :mod:`._gru`: :class:`GRUModule` (seed 000), its learned CGK' walk
+- :mod:`._gru`: :class:`GRUModule` (Zhang, Yuan and Indyk, 2020), its learned CGK' walk
   :class:`LearnedCGKPrime` and the Phase 3 net :class:`HashLearningNet`.
 - :mod:`._kernels`: numba kernels of the lookup-table inference and the
   learned CGK' walk.

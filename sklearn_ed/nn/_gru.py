@@ -1,4 +1,4 @@
-"""The three-phase GRU embedding of seed 000 (Zhang, Yuan and Indyk 2020).
+"""The three-phase GRU embedding of Zhang, Yuan and Indyk (2020).
 
 - :class:`GRUModule`: one-hot input, two stacked GRUs with a Bernoulli mask
   ``delta_i`` on every step of the first layer's output, and a linear layer
@@ -25,7 +25,7 @@ from ._training import TripletNet
 
 
 class GRUModule(nn.Module):
-    """Two-layer GRU with step dropout masks and a per-step linear layer (seed 000, s4).
+    """Two-layer GRU with step dropout masks and a per-step linear layer (Zhang et al. 2020, s4).
 
     ``h1_i = GRU1(x_i, h1_{i-1})``, ``h2_i = GRU2(h1_i * delta_i, h2_{i-1})``,
     ``y_i = W h2_i + b``, output ``(y_1, ..., y_M)`` flattened. ``delta_i`` is
@@ -66,12 +66,24 @@ class GRUModule(nn.Module):
         self.cgk = None
 
     def prepare_for_state_dict(self, state_dict):
-        """Add the Phase 3 walk when ``state_dict`` holds one (before loading it)."""
+        """Add the Phase 3 walk when ``state_dict`` holds one (before loading it).
+
+        Parameters
+        ----------
+        state_dict : dict
+            The state about to be loaded with ``load_state_dict``.
+        """
         if any(key.startswith("cgk.") for key in state_dict):
             self.attach_cgk()
 
     def attach_cgk(self, generator=None):
-        """Add the learned CGK' walk of Phase 3 (random ``H``, ``thres = 0.5``)."""
+        """Add the learned CGK' walk of Phase 3 (random ``H``, ``thres = 0.5``).
+
+        Parameters
+        ----------
+        generator : torch.Generator, default=None
+            Source of the random hash table (torch's global one if None).
+        """
         if self.cgk is None:
             self.cgk = LearnedCGKPrime(self.n_symbols, self.max_length, generator=generator)
 
@@ -81,7 +93,18 @@ class GRUModule(nn.Module):
         return self.max_length * (1 if self.cgk is None else 2)
 
     def steps(self, symbols):
-        """Step vectors (N, M, n_step_components) of padded symbols (N, M) int64."""
+        """Step vectors of the GRU for each input position.
+
+        Parameters
+        ----------
+        symbols : torch.Tensor of int64, shape (N, M)
+            Padded symbols (0: padding).
+
+        Returns
+        -------
+        steps : torch.Tensor, shape (N, M, n_step_components)
+            Zero at padding positions.
+        """
         one_hot = F.one_hot(symbols, self.n_symbols)[..., 1:].to(self.linear.weight.dtype)
         first, _ = self.gru1(one_hot)
         if self.training and self.dropout > 0:
@@ -92,7 +115,18 @@ class GRUModule(nn.Module):
         return self.linear(second) * real
 
     def forward(self, symbols):
-        """Embeddings (N, steps_out * n_step_components) of padded symbols (N, M)."""
+        """Embeddings of padded symbols (through the CGK' walk after Phase 3).
+
+        Parameters
+        ----------
+        symbols : torch.Tensor of int64, shape (N, M)
+            Padded symbols (0: padding).
+
+        Returns
+        -------
+        embeddings : torch.Tensor, shape (N, steps_out * n_step_components)
+            Flattened step vectors.
+        """
         steps = self.steps(symbols)
         if self.cgk is not None:
             steps, _ = self.cgk(steps, symbols)
@@ -100,7 +134,7 @@ class GRUModule(nn.Module):
 
 
 class LearnedCGKPrime(nn.Module):
-    """CGK' with a learned hash table and threshold (seed 000, Algorithms 3 and 4).
+    """CGK' with a learned hash table and threshold (Zhang et al. 2020, Algorithms 3 and 4).
 
     Input step ``i`` of a string goes to output position ``j`` (the number of
     positions written so far); it is written twice (``j`` and ``j + 1``) when
@@ -114,6 +148,15 @@ class LearnedCGKPrime(nn.Module):
 
     ``H`` and ``thres`` are buffers: the optimiser never touches them; only
     :meth:`learn_from_pairs` (Algorithm 4) does.
+
+    Parameters
+    ----------
+    n_symbols : int
+        Symbols of the alphabet, padding included.
+    max_length : int
+        Input length ``M``; the output has ``2 M`` positions.
+    generator : torch.Generator, default=None
+        Source of the random hash table (torch's global one if None).
     """
 
     def __init__(self, n_symbols, max_length, generator=None):
@@ -123,7 +166,20 @@ class LearnedCGKPrime(nn.Module):
         self.register_buffer("threshold", torch.tensor(0.5))
 
     def walk(self, symbols):
-        """Output position (N, M) of every input step and whether it is duplicated."""
+        """Where each input step is written, and whether it is written twice.
+
+        Parameters
+        ----------
+        symbols : torch.Tensor of int64, shape (N, M)
+            Padded symbols (0: padding).
+
+        Returns
+        -------
+        positions : torch.Tensor of int64, shape (N, M)
+            Output position of every input step.
+        duplicated : torch.Tensor of bool, shape (N, M)
+            Steps also written at ``position + 1``.
+        """
         symbols_np = symbols.detach().cpu().numpy()
         positions = np.empty(symbols_np.shape, dtype=np.int64)
         duplicated = np.empty(symbols_np.shape, dtype=np.bool_)
@@ -133,7 +189,22 @@ class LearnedCGKPrime(nn.Module):
         return torch.from_numpy(positions).to(device), torch.from_numpy(duplicated).to(device)
 
     def forward(self, steps, symbols):
-        """Walk output (N, 2M, d) of ``steps`` (N, M, d), and the duplicate mask (N, M)."""
+        """Write the step vectors along the walk of their symbols.
+
+        Parameters
+        ----------
+        steps : torch.Tensor, shape (N, M, d)
+            Step vectors of the network.
+        symbols : torch.Tensor of int64, shape (N, M)
+            The symbols the walk reads.
+
+        Returns
+        -------
+        walked : torch.Tensor, shape (N, 2 M, d)
+            The walk's output (zero where nothing is written).
+        duplicated : torch.Tensor of bool, shape (N, M)
+            Steps written twice.
+        """
         positions, duplicated = self.walk(symbols)
         n, m, d = steps.shape
         rows = torch.arange(n, device=steps.device).unsqueeze(1).expand(n, m)
@@ -220,8 +291,15 @@ class HashLearningNet(TripletNet):
     ``PassthroughScoring("insertion_loss", on_train=True)`` to see its epoch
     mean in the history.
 
-    Parameters (beyond :class:`TripletNet`): ``threshold_lr`` and ``hash_lr``,
-    epsilon and eta of Algorithm 4.
+    Parameters
+    ----------
+    *args, **kwargs
+        Passed to :class:`TripletNet` (``module``, ``criterion``, ``inputs``,
+        and skorch's parameters).
+    threshold_lr : float, default=1e-4
+        Learning rate epsilon of the threshold in Algorithm 4.
+    hash_lr : float, default=1e-3
+        Learning rate eta of the hash table in Algorithm 4.
     """
 
     def __init__(self, *args, threshold_lr=1e-4, hash_lr=1e-3, **kwargs):
@@ -230,6 +308,20 @@ class HashLearningNet(TripletNet):
         self.hash_lr = hash_lr
 
     def train_step_single(self, batch, **fit_params):
+        """One gradient step, then Algorithm 4 on the batch's pairs.
+
+        Parameters
+        ----------
+        batch : tuple
+            ``(indices, distances)`` of a batch of triplets.
+        **fit_params : dict
+            Passed to the module.
+
+        Returns
+        -------
+        step : dict
+            skorch's ``{"loss": ..., "y_pred": ...}`` of the step.
+        """
         step = super().train_step_single(batch, **fit_params)
         indices, distances = unpack_data(batch)
         indices = indices.to(self.device)

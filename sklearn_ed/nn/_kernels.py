@@ -30,7 +30,7 @@ def lookup_sum(symbols, offsets, table, bias, out):
 
 @njit(cache=True, nogil=True)
 def learned_cgk_prime_walk(symbols, table, threshold, positions, duplicated):
-    """Algorithm 3 of seed 000 on padded symbols (N, M): where each step goes.
+    """Algorithm 3 of Zhang et al. (2020) on padded symbols (N, M): where each step goes.
 
     ``positions[n, i]`` is the output position of input step ``i`` and
     ``duplicated[n, i]`` whether it is also written at ``positions + 1``

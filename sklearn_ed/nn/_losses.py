@@ -7,7 +7,7 @@ from torch import nn
 class TripletApproximationLoss(nn.Module):
     """Triplet loss with a per-triplet margin plus ``alpha`` x approximation error.
 
-    Seed 001 (Dai et al. 2020, s3.1)::
+    Dai et al. (2020), s3.1::
 
         L_t = max(0, |y_a - y_p| - |y_a - y_n| + (d(a, n) - d(a, p)))
         L_p = sum over (a,p), (a,n), (p,n) of | |y_i - y_j| - d(i, j) |
@@ -20,7 +20,9 @@ class TripletApproximationLoss(nn.Module):
     triplet_weight : float, default=1.0
         Weight of the triplet loss (0 gives the pure "pairwise" ablation).
 
-    Input of ``forward``: ``embeddings`` of shape (batch, 3, d) in the order
+    Notes
+    -----
+    ``forward`` takes ``embeddings`` of shape (batch, 3, d) in the order
     anchor, positive, negative, and ``distances`` of shape (batch, 3): exact
     d(a, p), d(a, n), d(p, n), in the units the embedding should reproduce.
     """
@@ -31,6 +33,20 @@ class TripletApproximationLoss(nn.Module):
         self.triplet_weight = triplet_weight
 
     def forward(self, embeddings, distances):
+        """The loss of a batch of embedded triplets.
+
+        Parameters
+        ----------
+        embeddings : torch.Tensor, shape (batch, 3, d)
+            Anchor, positive and negative embeddings.
+        distances : torch.Tensor, shape (batch, 3)
+            Exact ``d(a, p)``, ``d(a, n)``, ``d(p, n)``.
+
+        Returns
+        -------
+        loss : torch.Tensor
+            Scalar, the mean over the batch.
+        """
         anchor, positive, negative = embeddings.unbind(dim=1)
         distances = distances.to(embeddings.dtype)
         d_ap, d_an, d_pn = distances.unbind(dim=1)
@@ -52,14 +68,33 @@ def _half_squared(difference):
 
 
 class PairAbsoluteLoss(nn.Module):
-    """Absolute loss ``| d_E(x, y) - d_H(f(x), f(y)) |`` (seed 000, eqs. 5 and 7).
+    """Absolute loss ``| d_E(x, y) - d_H(f(x), f(y)) |`` (Zhang et al. 2020, eqs. 5 and 7).
 
     ``d_H(u, v) = ||u - v||^2 / 2``. Input of ``forward`` as in
     :class:`TripletApproximationLoss`; the loss is the mean over the batch of
     the sum over the triplet's three pairs (a, p), (a, n), (p, n).
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Passed to :class:`torch.nn.Module` (none are used).
     """
 
     def forward(self, embeddings, distances):
+        """The loss of a batch of embedded triplets.
+
+        Parameters
+        ----------
+        embeddings : torch.Tensor, shape (batch, 3, d)
+            Anchor, positive and negative embeddings.
+        distances : torch.Tensor, shape (batch, 3)
+            Exact ``d(a, p)``, ``d(a, n)``, ``d(p, n)``.
+
+        Returns
+        -------
+        loss : torch.Tensor
+            Scalar, the mean over the batch.
+        """
         anchor, positive, negative = embeddings.unbind(dim=1)
         d_ap, d_an, d_pn = distances.to(embeddings.dtype).unbind(dim=1)
         return ((_half_squared(anchor - positive) - d_ap).abs()
@@ -68,12 +103,31 @@ class PairAbsoluteLoss(nn.Module):
 
 
 class HalfSquaredTripletLoss(nn.Module):
-    """Triplet loss on ``d_H`` with the margin ``d_E(a, n) - d_E(a, p)`` (seed 000, eq. 6).
+    """Triplet loss on ``d_H`` with the margin ``d_E(a, n) - d_E(a, p)`` (Zhang et al. 2020, eq. 6).
 
     ``max(0, d_H(a, p) - d_H(a, n) + d_E(a, n) - d_E(a, p))``, mean over the batch.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Passed to :class:`torch.nn.Module` (none are used).
     """
 
     def forward(self, embeddings, distances):
+        """The loss of a batch of embedded triplets.
+
+        Parameters
+        ----------
+        embeddings : torch.Tensor, shape (batch, 3, d)
+            Anchor, positive and negative embeddings.
+        distances : torch.Tensor, shape (batch, 3)
+            Exact ``d(a, p)``, ``d(a, n)``, ``d(p, n)``.
+
+        Returns
+        -------
+        loss : torch.Tensor
+            Scalar, the mean over the batch.
+        """
         anchor, positive, negative = embeddings.unbind(dim=1)
         d_ap, d_an, _ = distances.to(embeddings.dtype).unbind(dim=1)
         margin = d_an - d_ap

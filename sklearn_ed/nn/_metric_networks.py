@@ -1,4 +1,4 @@
-"""The two networks of seed 004 (s5.2) for :class:`~sklearn_ed.TripletMinedEmbedder`.
+"""The two networks of Lary (2022) (s5.2) for :class:`~sklearn_ed.TripletMinedEmbedder`.
 
 Both map a float32 batch ``(N, channels, length)`` to ``(N, d)`` vectors in
 the unit hypercube (sigmoid output), so embedded distances stay bounded.
@@ -17,7 +17,7 @@ from torch import nn
 
 
 class MLPEmbeddingNet(nn.Module):
-    """Fully connected 200-100-50-d network with a sigmoid output (seed 004, s5.2).
+    """Fully connected 200-100-50-d network with a sigmoid output (Lary 2022, s5.2).
 
     Parameters
     ----------
@@ -45,7 +45,7 @@ class MLPEmbeddingNet(nn.Module):
 
 
 class Conv1dEmbeddingNet(nn.Module):
-    """Two Conv1d + batch norm + max-pool blocks, average pooling, sigmoid (seed 004, s5.2).
+    """Two Conv1d + batch norm + max-pool blocks, average pooling, sigmoid (Lary 2022, s5.2).
 
     Parameters
     ----------
@@ -87,7 +87,7 @@ class Conv1dEmbeddingNet(nn.Module):
 
 
 class TripletMarginLoss(nn.Module):
-    """``mean(max(0, ||F(x) - F(y)|| - ||F(x) - F(z)|| + margin))`` (seed 004, s4.1).
+    """``mean(max(0, ||F(x) - F(y)|| - ||F(x) - F(z)|| + margin))`` (Lary 2022, s4.1).
 
     ``forward(embeddings, margins=None)`` takes embeddings of shape
     (batch, 3, d) in the order anchor, positive, negative, and optionally one

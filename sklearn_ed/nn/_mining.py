@@ -1,4 +1,4 @@
-"""Triplet mining of seed 004 (s4.2): positives and negatives drawn per anchor.
+"""Triplet mining of Lary (2022) (s4.2): positives and negatives drawn per anchor.
 
 Every training object is the anchor of one triplet per epoch. Given the
 exact distances ``D`` between training objects (computed once) and, for the

@@ -1,4 +1,4 @@
-"""The CNN-ED network (seed 001, s3.1) and its lookup-table forms.
+"""The CNN-ED network (Dai et al. 2020, s3.1) and its lookup-table forms.
 
 Input of every forward path: padded symbols, an int64 tensor (N, M); symbol
 0 is padding and has an all-zero one-hot row, symbols ``1 .. n_symbols - 1``
@@ -33,6 +33,20 @@ def pad_symbols(symbols, offsets, max_length):
     """(n, max_length) int64 array of padded symbols from flat symbols + offsets.
 
     Strings longer than ``max_length`` are cut; no Python loop per character.
+
+    Parameters
+    ----------
+    symbols : ndarray of int
+        The symbols of all strings, concatenated.
+    offsets : ndarray of int64, shape (n + 1,)
+        String ``i`` is ``symbols[offsets[i]:offsets[i + 1]]``.
+    max_length : int
+        Width of the output; longer strings are cut.
+
+    Returns
+    -------
+    padded : ndarray of int64, shape (n, max_length)
+        Symbols, then zeros (padding).
     """
     n = len(offsets) - 1
     lengths = np.diff(offsets)
@@ -112,7 +126,18 @@ class CNNEDModule(nn.Module):
 
     # ------------------------------------------------------------- forward
     def forward(self, symbols):
-        """Embeddings (N, n_components) of padded symbols (N, M) int64."""
+        """Embeddings of padded symbols, by the fastest exact path.
+
+        Parameters
+        ----------
+        symbols : torch.Tensor of int64, shape (N, M)
+            Padded symbols (0: padding).
+
+        Returns
+        -------
+        embeddings : torch.Tensor, shape (N, n_components)
+            The network's output.
+        """
         if self.is_affine and self.input_mode == "per_character":
             return self.forward_collapsed(symbols)
         if self.input_mode == "channels":
@@ -120,7 +145,18 @@ class CNNEDModule(nn.Module):
         return self.forward_one_hot(self.one_hot(symbols))
 
     def forward_one_hot(self, one_hot):
-        """Reference path: dense float one-hot (N, n_symbols - 1, M) through Conv1d."""
+        """Reference path: a dense one-hot input through the Conv1d stack.
+
+        Parameters
+        ----------
+        one_hot : torch.Tensor, shape (N, n_symbols - 1, M)
+            One-hot input (:meth:`one_hot`).
+
+        Returns
+        -------
+        embeddings : torch.Tensor, shape (N, n_components)
+            The network's output.
+        """
         n = one_hot.shape[0]
         if self.input_mode == "per_character":
             hidden = one_hot.reshape(n * (self.n_symbols - 1), 1, one_hot.shape[-1])
@@ -138,6 +174,16 @@ class CNNEDModule(nn.Module):
         Training uses it: with K = n_channels * out_length much smaller than
         ``n_components``, it is several times cheaper than building and
         differentiating the (n_symbols - 1, M, d) table of :meth:`forward_table`.
+
+        Parameters
+        ----------
+        symbols : torch.Tensor of int64, shape (N, M)
+            Padded symbols (0: padding).
+
+        Returns
+        -------
+        embeddings : torch.Tensor, shape (N, n_components)
+            The network's output.
         """
         rows = self.one_hot(symbols).reshape(-1, symbols.shape[1])  # 2-D: no broadcast
         features = rows @ self.stack_matrix().T
@@ -155,6 +201,16 @@ class CNNEDModule(nn.Module):
         convolutions), the linear layer folds it into a table of shape
         (n_symbols - 1, M, d), and each string sums one table row per
         character with ``embedding_bag``.
+
+        Parameters
+        ----------
+        symbols : torch.Tensor of int64, shape (N, M)
+            Padded symbols (0: padding).
+
+        Returns
+        -------
+        embeddings : torch.Tensor, shape (N, n_components)
+            The network's output.
         """
         n_rows, m, d = self.n_symbols - 1, self.max_length, self.n_components
         table = self.character_table().reshape(n_rows * m, d)
@@ -164,13 +220,25 @@ class CNNEDModule(nn.Module):
         return F.embedding_bag(index, table, mode="sum") + self.linear.bias
 
     def character_table(self):
-        """(n_symbols - 1, M, d) table of the affine per-character network."""
+        """Table of the affine per-character network (see :meth:`forward_table`).
+
+        Returns
+        -------
+        table : torch.Tensor, shape (n_symbols - 1, M, n_components)
+            Contribution of each character at each position.
+        """
         stack = self.stack_matrix()  # (K, M)
         weight = self.linear.weight.reshape(self.n_components, self.n_symbols - 1, -1)
         return torch.einsum("dak,km->amd", weight, stack)
 
     def stack_matrix(self):
-        """Matrix (K, M) of the bias-free conv + avg-pool stack on one row."""
+        """The bias-free conv + avg-pool stack on one character row, as a matrix.
+
+        Returns
+        -------
+        stack : torch.Tensor, shape (n_channels * out_length, M)
+            Maps a row of length ``M`` to the stack's flattened output.
+        """
         lengths = [self.max_length]
         for _ in range(self.n_layers):
             lengths.append(math.ceil(lengths[-1] / 2))
@@ -184,7 +252,18 @@ class CNNEDModule(nn.Module):
         return hidden.reshape(k, self.max_length)
 
     def one_hot(self, symbols):
-        """Dense float one-hot (N, n_symbols - 1, M); padding is an all-zero column."""
+        """Dense float one-hot of padded symbols; padding is an all-zero column.
+
+        Parameters
+        ----------
+        symbols : torch.Tensor of int64, shape (N, M)
+            Padded symbols (0: padding).
+
+        Returns
+        -------
+        one_hot : torch.Tensor, shape (N, n_symbols - 1, M)
+            In the dtype of the network's weights.
+        """
         one_hot = F.one_hot(symbols, self.n_symbols)[..., 1:]
         return one_hot.transpose(1, 2).to(self.linear.weight.dtype)
 
@@ -240,6 +319,11 @@ def affine_lookup_table(module):
     is the gradient of the output with respect to ``X[s - 1, t]``; one
     backward pass over ``n_components`` copies of the zero input gives all of
     it. Row 0 (padding) is zero.
+
+    Parameters
+    ----------
+    module : CNNEDModule
+        An affine network (``pooling="avg"``, no activation); moved to the CPU.
 
     Returns
     -------

@@ -10,7 +10,18 @@ from skorch.utils import to_tensor
 
 
 def resolve_device(device):
-    """"auto" -> "cuda" when available else "cpu"; "cuda" without CUDA raises."""
+    """"auto" -> "cuda" when available else "cpu"; "cuda" without CUDA raises.
+
+    Parameters
+    ----------
+    device : str
+        ``"auto"``, ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+
+    Returns
+    -------
+    device : str
+        A device torch can use here.
+    """
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device.startswith("cuda") and not torch.cuda.is_available():
@@ -32,6 +43,11 @@ def torch_threads(n_threads=None):
 
     The embedders pass ``effective_n_jobs(n_jobs)``: their networks are small,
     and extra threads mostly wait on each other when the cores are shared.
+
+    Parameters
+    ----------
+    n_threads : int, default=None
+        Threads inside the block; None uses every usable core.
     """
     previous = torch.get_num_threads()
     torch.set_num_threads(max(1, n_threads or _usable_cores()))
@@ -43,7 +59,15 @@ def torch_threads(n_threads=None):
 
 @contextlib.contextmanager
 def seeded_torch(seed, device="cpu"):
-    """Seed torch's global generators inside the block and restore them after."""
+    """Seed torch's global generators inside the block and restore them after.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the CPU generator (and of the CUDA device's).
+    device : str, default="cpu"
+        The device whose generator is also forked and seeded.
+    """
     devices = [torch.cuda.current_device()] if str(device).startswith("cuda") else []
     with torch.random.fork_rng(devices=devices):
         torch.manual_seed(seed)
@@ -54,6 +78,17 @@ class ResampleTriplets(Callback):
     """Draw fresh triplets at the start of every epoch but the first."""
 
     def on_epoch_begin(self, net, dataset_train=None, **kwargs):
+        """Resample the training triplets (from the second epoch on).
+
+        Parameters
+        ----------
+        net : skorch.NeuralNet
+            The net being trained.
+        dataset_train : TopKTripletDataset, default=None
+            The training set; resampled if it can be.
+        **kwargs : dict
+            Other skorch callback arguments (ignored).
+        """
         if len(net.history) > 1 and hasattr(dataset_train, "resample"):
             dataset_train.resample()
 
@@ -67,6 +102,13 @@ class TripletNet(NeuralNet):
     item, e.g. padded symbols) is given at construction and kept on the
     training device; the criterion receives embeddings (batch, 3, d) and the
     distances. Any module mapping a batch of ``inputs`` rows to vectors fits.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        Passed to :class:`skorch.NeuralNet` (``module``, ``criterion``, ...).
+    inputs : torch.Tensor, default=None
+        One row per training item; the triplets index into it.
     """
 
     def __init__(self, *args, inputs=None, **kwargs):
@@ -74,6 +116,20 @@ class TripletNet(NeuralNet):
         self.inputs = inputs
 
     def infer(self, x, **fit_params):
+        """Embed the items of a batch of index triplets.
+
+        Parameters
+        ----------
+        x : torch.Tensor of int64, shape (batch, 3)
+            Indices into ``inputs``.
+        **fit_params : dict
+            Passed to the module.
+
+        Returns
+        -------
+        embeddings : torch.Tensor, shape (batch, 3, d)
+            The module's output per triplet member.
+        """
         x = to_tensor(x, device=self.device)
         device_inputs = getattr(self, "_device_inputs", None)
         if device_inputs is None or device_inputs.device != x.device:

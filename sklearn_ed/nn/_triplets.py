@@ -35,7 +35,7 @@ def top_k_neighbours(distances, k):
 class TopKTripletDataset(Dataset):
     """Random triplets of a training set, redrawn by :meth:`resample`.
 
-    Seed 001 s3.1: an anchor is drawn uniformly from the training set, two
+    Dai et al. (2020), s3.1: an anchor is drawn uniformly from the training set, two
     distinct items from its top-k exact neighbours; the closer one (ties:
     the one earlier in the neighbour list) is the positive. An epoch is
     ``n_triplets`` triplets (the training-set size in the paper).

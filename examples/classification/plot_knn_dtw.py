@@ -5,7 +5,7 @@ Speeding up KNN under DTW
 
 1-nearest-neighbour classification under dynamic time warping (DTW) is a
 strong baseline for time series, but every query costs one DTW per training
-series. :class:`~sklearn_ed.TripletMinedEmbedder` (seed 004) trains a small
+series. :class:`~sklearn_ed.TripletMinedEmbedder` (Lary, 2022) trains a small
 network (here the thesis' MLP; ``network="conv1d"`` is its 1-D CNN) so
 that Euclidean distances between embeddings preserve the DTW
 neighbourhoods; :class:`~sklearn_ed.FilterRefineClassifier`

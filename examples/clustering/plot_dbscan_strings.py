@@ -29,7 +29,7 @@ from sklearn.manifold import TSNE
 from sklearn.metrics import adjusted_rand_score
 from sklearn.pipeline import make_pipeline
 
-from sklearn_ed import CGKEmbedder, FilterRefineTransformer
+from sklearn_ed import FilterRefineTransformer
 from sklearn_ed.datasets import load_misspellings
 from sklearn_ed.distances import pairwise_distances
 
@@ -58,12 +58,13 @@ print(f"{len(strings)} strings in {len(words)} groups, e.g. "
 # DBSCAN on the filter-and-refine graph
 # -------------------------------------
 # Each string gets its 30 nearest strings under edit distance (filtered by
-# CGK embeddings, refined exactly). In the ``"distance"`` mode the graph also
+# the default embedder, q-gram profiles for strings, and refined exactly).
+# In the ``"distance"`` mode the graph also
 # stores each string as its own neighbour at distance 0, as
 # ``KNeighborsTransformer`` does. DBSCAN then treats strings within edit
 # distance ``eps`` as neighbours; the graph must hold every pair closer than
 # ``eps`` that matters, which 30 neighbours per string does here.
-graph = FilterRefineTransformer(CGKEmbedder(random_state=0), n_neighbors=30)
+graph = FilterRefineTransformer(n_neighbors=30)
 model = make_pipeline(graph, DBSCAN(metric="precomputed", eps=2.5, min_samples=2))
 predicted = model.fit_predict(strings)
 
@@ -75,15 +76,16 @@ print(f"DBSCAN found {n_clusters} clusters, {np.mean(predicted == -1):.1%} noise
 # Against DBSCAN on the full matrix of exact distances
 # ----------------------------------------------------
 # With all ``n^2`` exact distances DBSCAN sees every pair. The graph above
-# computed ``n_candidates=100`` (the default) exact distances per string
-# instead of one per string of the data set, the CGK filter choosing which,
-# and gives nearly the same clustering.
+# computed ``n_candidates_`` exact distances per string (chosen at fit by
+# the recall check) instead of one per string of the data set, and gives
+# nearly the same clustering.
 full = pairwise_distances(strings)
 exact_model = DBSCAN(metric="precomputed", eps=2.5, min_samples=2)
 exact_predicted = exact_model.fit_predict(full)
 print(f"exact DBSCAN: {exact_predicted.max() + 1} clusters, adjusted Rand index "
-      f"{adjusted_rand_score(labels, exact_predicted):.3f}; agreement with the "
-      f"graph version {adjusted_rand_score(exact_predicted, predicted):.3f}")
+      f"{adjusted_rand_score(labels, exact_predicted):.3f}")
+print(f"agreement with the graph version (n_candidates_={model[0].n_candidates_} of "
+      f"{len(strings)}): {adjusted_rand_score(exact_predicted, predicted):.3f}")
 
 # %%
 # A t-SNE map from the same graph
@@ -96,14 +98,17 @@ embedding = TSNE(
     metric="precomputed", init="random", perplexity=9, max_iter=500, random_state=0
 ).fit_transform(model[0].transform(strings))
 
-fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharex=True, sharey=True)
-axes[0].scatter(*embedding.T, c=labels, cmap="tab20", s=12)
+# Thirty distinct colours (tab20 and the dark half of tab20b), and each group
+# labelled with its word.
+palette = np.vstack([plt.cm.tab20(np.arange(20)), plt.cm.tab20b(np.arange(0, 20, 2))])
+fig, axes = plt.subplots(1, 2, figsize=(12, 6), sharex=True, sharey=True)
+axes[0].scatter(*embedding.T, c=palette[labels % len(palette)], s=14)
 axes[0].set_title("true groups (codespell correction)")
 for label, word in enumerate(words):
     x, y = np.median(embedding[labels == label], axis=0)
-    axes[0].annotate(word, (x, y), fontsize=7, ha="center")
+    axes[0].annotate(word, (x, y), fontsize=11, ha="center")
 noise = predicted == -1
-axes[1].scatter(*embedding[~noise].T, c=predicted[~noise], cmap="tab20", s=12)
+axes[1].scatter(*embedding[~noise].T, c=palette[predicted[~noise] % len(palette)], s=14)
 axes[1].scatter(*embedding[noise].T, c="lightgrey", s=12, label="noise")
 axes[1].set_title("DBSCAN on the FilterRefineTransformer graph")
 axes[1].legend(loc="lower right")

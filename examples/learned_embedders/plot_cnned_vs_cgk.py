@@ -39,8 +39,12 @@ import numpy as np  # noqa: E402
 from scipy.spatial.distance import cdist  # noqa: E402
 
 from sklearn_ed import CGKEmbedder, CNNEDEmbedder  # noqa: E402
-from sklearn_ed.datasets import (load_protein_benchmark, load_spell_benchmark,  # noqa: E402
-                                 make_genome_reads, train_query_base_split)
+from sklearn_ed.datasets import (  # noqa: E402
+    load_protein_benchmark,
+    load_spell_benchmark,
+    make_genome_reads,
+    train_query_base_split,
+)
 from sklearn_ed.distances import pairwise_distances  # noqa: E402
 from sklearn_ed.metrics import approximation_error, recall_curve  # noqa: E402
 
