@@ -11,15 +11,13 @@ joblib runs its default backend.
 from functools import partial
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
-from joblib.parallel import get_active_backend
+from joblib import effective_n_jobs
 
 from .._strings import check_items
 from ..utils import take_items
+from ._dispatch import default_backend, map_chunks, n_workers, query_chunks
 from ._registry import get_metric
 
-# Queries per task: big enough to amortise dispatch, small enough to balance.
-_MIN_QUERIES_PER_TASK = 16
 # Candidates per query up to which one paired call over all pairs is used;
 # beyond, each query is compared with its candidates in one batched call,
 # which prepares the query once (rapidfuzz's paired call prepares every pair:
@@ -27,22 +25,8 @@ _MIN_QUERIES_PER_TASK = 16
 _PAIRED_WIDTH = 512
 
 
-def _query_chunks(n_queries, n_jobs):
-    n_tasks = min(
-        max(1, n_queries // _MIN_QUERIES_PER_TASK), 4 * effective_n_jobs(n_jobs)
-    )
-    return [chunk for chunk in np.array_split(np.arange(n_queries), n_tasks) if len(chunk)]
-
-
-def _run_chunks(function, chunks, n_jobs):
-    if effective_n_jobs(n_jobs) == 1 or len(chunks) == 1:
-        return [function(chunk) for chunk in chunks]
-    return Parallel(n_jobs=n_jobs, prefer="threads")(
-        delayed(function)(chunk) for chunk in chunks
-    )
-
-
-def pairwise_distances(X, Y=None, metric="levenshtein", *, n_jobs=None, check_input=True):
+def pairwise_distances(X, Y=None, metric="levenshtein", *, score_cutoff=None, n_jobs=None,
+                       check_input=True):
     """Exact distances between every item of ``X`` and every item of ``Y``.
 
     Parameters
@@ -54,6 +38,10 @@ def pairwise_distances(X, Y=None, metric="levenshtein", *, n_jobs=None, check_in
     metric : str, Metric or callable, default="levenshtein"
         A registry name (see :func:`available_metrics`), a :class:`Metric`,
         or a callable ``metric(x, y) -> float``.
+    score_cutoff : float or array-like of shape (n_x,), default=None
+        Upper bound of interest, for all rows or per row of ``X``: distances
+        above it are ``inf`` (float64 output), and metrics that support
+        cut-offs skip most of their work (rapidfuzz bands long strings).
     n_jobs : int, default=None
         Number of parallel jobs (joblib semantics; ``-1`` uses all cores).
     check_input : bool, default=True
@@ -78,9 +66,39 @@ def pairwise_distances(X, Y=None, metric="levenshtein", *, n_jobs=None, check_in
         X = check_items(X, spec.input_type, name="X")
         Y = None if Y is None else check_items(Y, spec.input_type, name="Y")
     Y = X if Y is None else Y
-    chunks = _query_chunks(len(X), n_jobs)
-    blocks = _run_chunks(lambda rows: spec.pairwise(take_items(X, rows), Y), chunks, n_jobs)
-    return np.concatenate(blocks, axis=0)
+    if score_cutoff is None:
+        chunks = _chunk_per_worker(np.arange(len(X)), n_jobs)
+        if not chunks:
+            return np.empty((0, len(Y)))
+        return np.concatenate(map_chunks(partial(_pairwise_block, spec), X, Y, [None], chunks,
+                                         n_jobs), axis=0)
+    cutoffs = np.broadcast_to(np.asarray(score_cutoff, dtype=np.float64), (len(X),))
+    # One cut-off per chunk, so each chunk is one batched call with it.
+    chunks = [chunk for value in np.unique(cutoffs)
+              for chunk in _chunk_per_worker(np.flatnonzero(cutoffs == value), n_jobs)]
+    distances = np.empty((len(X), len(Y)))
+    for rows, block in zip(chunks, map_chunks(partial(_pairwise_block, spec), X, Y, [cutoffs],
+                                              chunks, n_jobs)):
+        distances[rows] = block
+    return distances
+
+
+def _chunk_per_worker(rows, n_jobs):
+    """A base is prepared once per batched call: as few chunks as workers."""
+    return [chunk for chunk in np.array_split(rows, max(1, min(len(rows), n_workers(n_jobs))))
+            if len(chunk)]
+
+
+def _pairwise_block(spec, queries, Y, cutoffs):
+    if cutoffs is None:
+        return spec.pairwise(queries, Y)
+    cutoff = cutoffs[0]
+    kwargs = {}
+    if spec.supports_cutoff and np.isfinite(cutoff):
+        kwargs["score_cutoff"] = integer_cutoff(cutoff) if spec.integer_valued else cutoff
+    distances = np.asarray(spec.pairwise(queries, Y, **kwargs), dtype=np.float64)
+    distances[distances > cutoff] = np.inf
+    return distances
 
 
 def candidate_distances(X, Y, candidates, metric="levenshtein", *, check_input=True,
@@ -133,27 +151,26 @@ def candidate_distances(X, Y, candidates, metric="levenshtein", *, check_input=T
     cutoffs = None if score_cutoff is None else np.asarray(score_cutoff, dtype=np.float64)
 
     if spec.paired is not None and candidates.shape[1] <= _PAIRED_WIDTH and \
-            _default_backend():
+            default_backend():
         # One batched call over all pairs, its threads inside the metric: no
         # per-chunk task dispatch, which costs more than short strings do.
         workers = effective_n_jobs(n_jobs)
         return _paired_block(spec, X, Y, candidates, cutoffs,
                              partial(spec.paired, workers=workers))
 
-    def refine(rows):
-        if spec.paired is not None and candidates.shape[1] <= _PAIRED_WIDTH:
-            return _paired_block(spec, take_items(X, rows), Y, candidates[rows],
-                                 None if cutoffs is None else cutoffs[rows], spec.paired)
-        block = np.full((len(rows), candidates.shape[1]), np.inf)
-        for out_row, query in enumerate(rows):
-            block[out_row] = _one_query(spec, X[query], Y, candidates[query],
-                                        None if cutoffs is None else cutoffs[query])
-        return block
-
-    chunks = _query_chunks(len(X), n_jobs)
+    chunks = query_chunks(len(X), n_jobs)
     if not chunks:
         return np.empty((0, candidates.shape[1]))
-    return np.concatenate(_run_chunks(refine, chunks, n_jobs), axis=0)
+    return np.concatenate(map_chunks(partial(_candidate_block, spec), X, Y,
+                                     [candidates, cutoffs], chunks, n_jobs), axis=0)
+
+
+def _candidate_block(spec, queries, Y, candidates, cutoffs):
+    """Distances of a chunk of queries to their candidate rows."""
+    if spec.paired is not None and candidates.shape[1] <= _PAIRED_WIDTH:
+        return _paired_block(spec, queries, Y, candidates, cutoffs, spec.paired)
+    return np.stack([_one_query(spec, query, Y, row, None if cutoffs is None else cutoffs[i])
+                     for i, (query, row) in enumerate(zip(queries, candidates))])
 
 
 def ragged_candidate_distances(X, Y, candidates, metric="levenshtein", *, check_input=True,
@@ -206,12 +223,14 @@ def ragged_candidate_distances(X, Y, candidates, metric="levenshtein", *, check_
     for row in candidates:
         _check_candidate_range(row, len(Y))
 
-    def refine(rows):
-        return [_one_query(spec, X[query], Y, candidates[query],
-                           None if cutoffs is None else cutoffs[query]) for query in rows]
+    blocks = map_chunks(partial(_ragged_block, spec), X, Y, [candidates, cutoffs],
+                        query_chunks(len(X), n_jobs), n_jobs)
+    return [row for block in blocks for row in block]
 
-    chunks = _query_chunks(len(X), n_jobs)
-    return [row for block in _run_chunks(refine, chunks, n_jobs) for row in block]
+
+def _ragged_block(spec, queries, Y, candidates, cutoffs):
+    return [_one_query(spec, query, Y, row, None if cutoffs is None else cutoffs[i])
+            for i, (query, row) in enumerate(zip(queries, candidates))]
 
 
 # Integer cut-offs beyond this are no cut-off (rapidfuzz takes a C long).
@@ -233,12 +252,6 @@ def _check_candidate_range(candidates, n_items):
             f"candidates holds {candidates[bad].flat[0]}, outside the {n_items} items of Y "
             "(valid: 0 to len(Y) - 1, and -1 for an empty slot)."
         )
-
-
-def _default_backend():
-    """Whether joblib runs with its default backend (no Dask or other config)."""
-    backend, _ = get_active_backend()
-    return type(backend).__name__ == "LokyBackend"
 
 
 def _paired_block(spec, queries, Y, candidates, cutoffs, paired):
@@ -331,17 +344,21 @@ def symmetric_pairwise_distances(X, metric="levenshtein", *, n_jobs=None):
     bounds = np.unique(np.round(n * (1 - np.sqrt(1 - area))).astype(np.int64))
     blocks = [(start, stop) for start, stop in zip(bounds[:-1], bounds[1:]) if stop > start]
 
-    def block(bounds):
-        start, stop = bounds
-        return spec.pairwise(take_items(X, np.arange(start, stop)), take_items(X, np.arange(start, n)))
-
-    values = _run_chunks(block, blocks, n_jobs)
+    values = map_chunks(partial(_upper_block, spec), None, X, [blocks],
+                        [[index] for index in range(len(blocks))], n_jobs)
     upper = np.zeros((n, n))
     for (start, stop), part in zip(blocks, values):
-        upper[start:stop, start:] = part
+        upper[start:stop, start:] = part[0]
     upper = np.triu(upper, 1)
     full = upper + upper.T
     if spec.integer_valued:
         top = full.max(initial=0)
         return full.astype(np.int16 if top < np.iinfo(np.int16).max else np.int32)
     return full
+
+
+def _upper_block(spec, _, X, bounds):
+    """Rows ``[start, stop)`` of ``X`` against items ``[start, n)``, per block bound."""
+    return [spec.pairwise(take_items(X, np.arange(start, stop)),
+                          take_items(X, np.arange(start, len(X))))
+            for start, stop in bounds]

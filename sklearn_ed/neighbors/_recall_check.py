@@ -13,11 +13,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.utils import check_random_state
 
-from ..distances import candidate_distances
-from ..distances._pairwise import integer_cutoff
+from ..distances import candidate_distances, pairwise_distances
 from ..index import paired_embedding_distances
 from ..utils import take_items
 
@@ -144,37 +142,14 @@ def _brute_force(search, items, queries, limits, progress):
     """Exact distances of the pseudo-queries to every item, ``inf`` beyond ``limits``.
 
     Queries sharing a limit (integer metrics have few) are compared in one
-    batched call, which prepares the base once; the calls run on ``n_jobs``
-    threads (the metric's batched ``pairwise`` releases the GIL). Metrics
-    with cut-offs get the limit, which rapidfuzz turns into a banded
-    computation on long strings. A query's own entry is ``inf``.
+    batched call per worker, which prepares the base once; metrics with
+    cut-offs get the limit, which rapidfuzz turns into a banded computation on
+    long strings. A query's own entry is ``inf``.
     """
-    spec = search._metric_spec
-    tasks = []
-    for limit in np.unique(limits):
-        rows = np.flatnonzero(limits == limit)
-        n_chunks = min(len(rows), effective_n_jobs(search.n_jobs))
-        tasks += [(chunk, limit) for chunk in np.array_split(rows, n_chunks)]
-
-    def compare(rows, limit):
-        kwargs = {}
-        if spec.supports_cutoff and np.isfinite(limit):
-            kwargs["score_cutoff"] = integer_cutoff(limit) if spec.integer_valued else limit
-        distances = spec.pairwise(take_items(items, rows), search._fit_X, **kwargs)
-        distances = np.asarray(distances, dtype=np.float64)
-        distances[distances > limit] = np.inf
-        progress.update(len(rows))
-        return rows, distances
-
-    if effective_n_jobs(search.n_jobs) == 1:
-        blocks = [compare(rows, limit) for rows, limit in tasks]
-    else:
-        blocks = Parallel(n_jobs=search.n_jobs, prefer="threads")(
-            delayed(compare)(rows, limit) for rows, limit in tasks)
-    exact = np.empty((len(queries), search.n_samples_fit_))
-    for rows, distances in blocks:
-        exact[rows] = distances
+    exact = pairwise_distances(items, search._fit_X, search._metric_spec, score_cutoff=limits,
+                               n_jobs=search.n_jobs, check_input=False)
     exact[np.arange(len(queries)), queries] = np.inf
+    progress.update(len(queries))
     return exact
 
 

@@ -1,0 +1,176 @@
+"""Where exact distances run: threads here, or a Dask cluster under joblib.
+
+Every batched distance call splits its queries into chunks and maps one
+module-level task over them. With joblib's default backend the chunks run
+on ``n_jobs`` threads (rapidfuzz releases the GIL). Under
+``joblib.parallel_config(backend="dask")`` they run on the cluster: the base
+is sent once to every worker (broadcast, so losing a worker loses no copy)
+and stays there for the next calls while the base lives, each task carries
+only its chunk of queries and per-query arguments, and a task whose worker
+dies is rescheduled on another. If the cluster
+cannot finish (every worker lost, or the client closed), the error says so
+and that the call can be repeated.
+"""
+
+import weakref
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from joblib.parallel import get_active_backend
+
+from ..utils import take_items
+
+# Queries per task: big enough to amortise dispatch, small enough to balance.
+_MIN_QUERIES_PER_TASK = 16
+# Bases already on the cluster: (client id, id(base)) -> future. An entry is
+# dropped when its base is garbage-collected, which releases the copies.
+_SCATTERED = {}
+# Extra attempts of a task that raised on a worker (a lost worker's tasks are
+# rescheduled by Dask without counting against this).
+_DASK_RETRIES = 1
+# Whole calls tried before reporting a lost cluster: a chunk sent to a worker
+# that died is gone, so the call is sent again to the workers left.
+_DASK_ATTEMPTS = 2
+
+
+def n_workers(n_jobs):
+    """Workers the chunks can run on: threads here, or the Dask cluster's.
+
+    A closed client or a cluster without workers raises a clear error here,
+    before any work is sent (joblib would fail on a None scheduler, or wait).
+    """
+    client = _dask_client()
+    if client is not None:
+        if client.status != "running":
+            raise RuntimeError(
+                "The Dask client of joblib's dask backend is closed; open a Client "
+                "(or leave the parallel_config block) and repeat the call."
+            )
+        if not client.scheduler_info().get("workers"):
+            raise RuntimeError(
+                "The Dask cluster of joblib's dask backend has no workers; start "
+                "some (cluster.scale(n)) and repeat the call."
+            )
+    return effective_n_jobs(n_jobs)
+
+
+def query_chunks(n_queries, n_jobs):
+    """Row indices of the chunks ``n_queries`` queries are split into."""
+    n_tasks = min(max(1, n_queries // _MIN_QUERIES_PER_TASK), 4 * n_workers(n_jobs))
+    return [chunk for chunk in np.array_split(np.arange(n_queries), n_tasks) if len(chunk)]
+
+
+def default_backend():
+    """Whether joblib runs with its default backend (no Dask or other config)."""
+    backend, _ = get_active_backend()
+    return type(backend).__name__ == "LokyBackend"
+
+
+def map_chunks(task, X, Y, row_arguments, chunks, n_jobs):
+    """``task(X[rows], Y, *(argument[rows] ...))`` for each chunk of rows, in order.
+
+    ``X`` holds one item per row (``None``: the task gets ``None``);
+    ``row_arguments`` are per-row arrays or lists (``None`` entries pass
+    through). ``task`` must be a module-level function (or a partial of one):
+    on Dask it is pickled, and must not capture the base.
+    """
+    client = _dask_client()
+    if client is not None:
+        n_workers(n_jobs)
+        return _map_on_dask(client, task, X, Y, row_arguments, chunks)
+
+    def run(rows):
+        return task(_rows(X, rows), Y, *(_rows(argument, rows) for argument in row_arguments))
+
+    if effective_n_jobs(n_jobs) == 1 or len(chunks) == 1:
+        return [run(rows) for rows in chunks]
+    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(run)(rows) for rows in chunks)
+
+
+def _rows(values, rows):
+    if values is None:
+        return None
+    if isinstance(values, np.ndarray):
+        return values[rows]
+    return take_items(values, rows)
+
+
+def _dask_client():
+    """The distributed client of joblib's active dask backend, if any.
+
+    Inside a task already running on a Dask worker (a GridSearchCV fit sent
+    there by joblib) the chunks run on that worker's threads: waiting on the
+    cluster from a worker thread could deadlock it.
+    """
+    backend, _ = get_active_backend()
+    if type(backend).__name__ != "DaskDistributedBackend" or _on_dask_worker():
+        return None
+    return backend.client
+
+
+def _on_dask_worker():
+    from distributed import get_worker
+
+    try:
+        get_worker()
+    except ValueError:
+        return False
+    return True
+
+
+def _map_on_dask(client, task, X, Y, row_arguments, chunks):
+    from distributed.client import FutureCancelledError
+    from distributed.scheduler import KilledWorker
+
+    for attempt in range(_DASK_ATTEMPTS):
+        try:
+            return _submit_chunks(client, task, X, Y, row_arguments, chunks)
+        except (FutureCancelledError, KilledWorker, OSError) as error:
+            # A lost worker takes the chunks sent to it; the base has copies.
+            if attempt + 1 == _DASK_ATTEMPTS or client.status != "running":
+                _SCATTERED.pop((client.id, id(Y)), None)
+                raise RuntimeError(
+                    f"Dask lost the exact-distance tasks ({type(error).__name__}: "
+                    f"{error}) {_DASK_ATTEMPTS} times: workers died and none could take "
+                    "their work, or the cluster went away. Nothing was returned; repeat "
+                    "the call once the cluster has workers."
+                ) from error
+    raise AssertionError("unreachable")
+
+
+def _submit_chunks(client, task, X, Y, row_arguments, chunks):
+    """One task per chunk; its queries and row arguments go straight to a worker."""
+    base = _scattered(client, Y)
+    payloads = client.scatter(
+        [(_rows(X, rows), *(_rows(argument, rows) for argument in row_arguments))
+         for rows in chunks], direct=True, hash=False)
+    futures = [client.submit(_run_payload, task, payload, base, pure=False,
+                             retries=_DASK_RETRIES) for payload in payloads]
+    try:
+        return client.gather(futures)
+    finally:
+        client.cancel(futures + payloads)
+
+
+def _run_payload(task, payload, base):
+    queries, *row_arguments = payload
+    return task(queries, base, *row_arguments)
+
+
+def _scattered(client, base):
+    """The future of ``base`` on every worker, sent at the first call only.
+
+    Sent straight to the workers (not through the scheduler). A base that
+    cannot be weakly referenced (a list) is sent again with each call.
+    """
+    key = (client.id, id(base))
+    future = _SCATTERED.get(key)
+    if future is not None and future.status == "finished":
+        return future
+    future = client.scatter(base, broadcast=True, hash=False, direct=True)
+    try:
+        weakref.finalize(base, _SCATTERED.pop, key, None)
+    except TypeError:
+        return future
+    _SCATTERED[key] = future
+    return future

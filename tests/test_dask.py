@@ -1,0 +1,116 @@
+"""The refine step on a Dask cluster (joblib's dask backend): the base is sent
+once per worker, each task carries only its queries, and a worker lost in the
+middle of a call costs time, not the answer."""
+
+import threading
+import time
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pytest
+
+from sklearn_ed import FilterRefineNeighbors
+from sklearn_ed.datasets import make_genome_reads
+
+distributed = pytest.importorskip("distributed")
+
+LOOPBACK = Path("/proc/net/dev")
+
+
+def loopback_bytes():
+    """Bytes received on the loopback interface: every message between the
+    client, the scheduler and the workers of a LocalCluster crosses it once."""
+    for line in LOOPBACK.read_text().splitlines():
+        name, _, fields = line.partition(":")
+        if name.strip() == "lo":
+            return int(fields.split()[0])
+    pytest.skip("no loopback interface statistics")
+
+
+@pytest.fixture(scope="module")
+def reads():
+    strings = make_genome_reads(1_200, read_length=(1_400, 1_600), random_state=0).data
+    return list(strings[:1_000]), list(strings[1_000:])
+
+
+@pytest.fixture
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local_cluster, \
+            distributed.Client(local_cluster) as client:
+        yield local_cluster, client
+
+
+def search_of(base, n_candidates):
+    return FilterRefineNeighbors(n_neighbors=5, n_candidates=n_candidates, n_jobs=2,
+                                 check_recall=False).fit(base)
+
+
+@pytest.mark.skipif(not LOOPBACK.exists(), reason="needs Linux /proc/net/dev")
+def test_each_worker_receives_the_base_once_per_call(reads, cluster):
+    base, queries = reads
+    search = search_of(base, n_candidates=20)
+    local = search.kneighbors(queries)
+    base_bytes = sum(len(read) for read in base)
+    query_bytes = sum(len(read) for read in queries)
+    _, client = cluster
+    client.run(__import__, "sklearn_ed")  # imports are not what is measured
+    sent = []
+    with joblib.parallel_config(backend="dask"):
+        for _ in range(2):
+            before = loopback_bytes()
+            on_dask = search.kneighbors(queries)
+            sent.append(loopback_bytes() - before)
+            np.testing.assert_array_equal(on_dask[0], local[0])
+            np.testing.assert_array_equal(on_dask[1], local[1])
+    n_workers = len(client.scheduler_info()["workers"])
+    # The first call sends the base to each worker, the second finds it there.
+    # Shipping the base with each of the 8 tasks would send 8 copies.
+    assert sent[0] < 3 * query_bytes + n_workers * base_bytes + 500_000, sent
+    assert sent[1] < 3 * query_bytes + 500_000, sent
+
+
+def test_a_worker_killed_mid_call_costs_time_not_the_answer(reads, cluster):
+    base, queries = reads
+    search = search_of(base, n_candidates=len(base) // 2)
+    local = search.kneighbors(queries)
+    local_cluster, _ = cluster
+    nanny = next(iter(local_cluster.workers.values()))
+
+    def kill_a_worker():
+        time.sleep(1.0)
+        nanny.process.process.kill()
+
+    killer = threading.Thread(target=kill_a_worker)
+    with joblib.parallel_config(backend="dask"):
+        start = time.perf_counter()
+        killer.start()
+        on_dask = search.kneighbors(queries)
+        elapsed = time.perf_counter() - start
+    killer.join()
+    assert 1.0 < elapsed < 30  # the worker died during the call, which still ended
+    np.testing.assert_array_equal(on_dask[0], local[0])
+    np.testing.assert_array_equal(on_dask[1], local[1])
+
+
+def test_cluster_without_workers_gives_a_clear_error(reads):
+    base, queries = reads
+    search = search_of(base[:100], n_candidates=10)
+    with distributed.LocalCluster(n_workers=0, processes=False,
+                                  dashboard_address=None) as local_cluster, \
+            distributed.Client(local_cluster), joblib.parallel_config(backend="dask"):
+        with pytest.raises(RuntimeError, match="has no workers"):
+            search.kneighbors(queries[:5])
+
+
+def test_closed_client_gives_a_clear_error(reads):
+    base, queries = reads
+    search = search_of(base[:100], n_candidates=10)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as local_cluster:
+        client = distributed.Client(local_cluster)
+        with joblib.parallel_config(backend="dask"):
+            client.close()
+            with pytest.raises(RuntimeError, match="client .* is closed"):
+                search.kneighbors(queries[:5])
