@@ -83,7 +83,8 @@ sphinx_gallery_conf = {
     # The quickstart (top level), then by task.
     "subsection_order": ExplicitOrder([
         "../examples/search", "../examples/classification", "../examples/clustering",
-        "../examples/other_metrics", "../examples/learned_embedders"]),
+        "../examples/other_metrics", "../examples/learned_embedders",
+        "../examples/scaling"]),
     "download_all_examples": False,
     "plot_gallery": "True",
     # "Examples using X" mini-galleries on the API pages.

@@ -28,6 +28,8 @@ _SCATTERED = {}
 # Extra attempts of a task that raised on a worker (a lost worker's tasks are
 # rescheduled by Dask without counting against this).
 _DASK_RETRIES = 1
+# Seconds a scatter through the scheduler may take before it is an error.
+_SCATTER_TIMEOUT = 30
 # Whole calls tried before reporting a lost cluster: a chunk sent to a worker
 # that died is gone, so the call is sent again to the workers left.
 _DASK_ATTEMPTS = 2
@@ -141,15 +143,25 @@ def _map_on_dask(client, task, X, Y, row_arguments, chunks):
 def _submit_chunks(client, task, X, Y, row_arguments, chunks):
     """One task per chunk; its queries and row arguments go straight to a worker."""
     base = _scattered(client, Y)
-    payloads = client.scatter(
-        [(_rows(X, rows), *(_rows(argument, rows) for argument in row_arguments))
-         for rows in chunks], direct=True, hash=False)
+    payloads = scatter_to_workers(
+        client, [(_rows(X, rows), *(_rows(argument, rows) for argument in row_arguments))
+                 for rows in chunks])
     futures = [client.submit(_run_payload, task, payload, base, pure=False,
                              retries=_DASK_RETRIES) for payload in payloads]
+    # Dropping the futures at return releases them (and the chunks) on the
+    # cluster; cancelling tasks others may share is left to Dask.
+    return client.gather(futures)
+
+
+def scatter_to_workers(client, data, **kwargs):
+    """``client.scatter`` straight to the workers; through the scheduler when a
+    worker it knew of is gone (the direct send would fail on its socket)."""
+    from distributed.comm.core import CommClosedError
+
     try:
-        return client.gather(futures)
-    finally:
-        client.cancel(futures + payloads)
+        return client.scatter(data, hash=False, direct=True, **kwargs)
+    except (CommClosedError, OSError):
+        return client.scatter(data, hash=False, timeout=_SCATTER_TIMEOUT, **kwargs)
 
 
 def _run_payload(task, payload, base):
@@ -167,7 +179,7 @@ def _scattered(client, base):
     future = _SCATTERED.get(key)
     if future is not None and future.status == "finished":
         return future
-    future = client.scatter(base, broadcast=True, hash=False, direct=True)
+    future = scatter_to_workers(client, base, broadcast=True)
     try:
         weakref.finalize(base, _SCATTERED.pop, key, None)
     except TypeError:

@@ -88,14 +88,16 @@ class FilterRefineBase(BaseEstimator):
         self.index_ = None
         self._log(f"embedder: {type(embedder).__name__}; filter index: "
                   f"{self.filter_algorithm}")
-        if getattr(embedder, "embedding_metric", None) == "cosine":
+        if getattr(embedder, "embedding_metric", None) == "cosine" and \
+                hasattr(embedder, "fit_transform"):
             # Sparse profiles take the memory of the text itself: one pass over
             # the base fits the embedder and embeds it (fit, then transform,
-            # would read the text twice).
+            # would read the text twice). A FrozenEstimator has no
+            # fit_transform: it is only transformed.
             self.embedder_ = embedder
             self._add_embedding(embedder.fit_transform(X), len(X))
         else:
-            self.embedder_ = embedder.fit(X)
+            self.embedder_ = embedder.fit(X, None)
             self._add_to_index(X, desc="embed and index")
         self.embedding_metric_ = embedding_spec(self.embedder_).metric
         self._fit_bound()

@@ -1,0 +1,550 @@
+"""FilterRefine estimators whose base is split into shards on a Dask cluster.
+
+``fit`` fits the embedder once, on a sample of the base, and sends it to the
+workers; each partition of the base becomes a shard (its embedded codes, its
+index and its items) built where the partition lives and kept in worker
+memory. A query batch is sent once to each worker, every shard returns its
+local top-k with exact distances and global indices, and a tree of pairwise
+merges gives the global top-k, ties broken by index as in one process.
+"""
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from .._strings import check_items
+from ..distances import get_metric
+from ..distances._dispatch import scatter_to_workers
+from ..neighbors import FilterRefineNeighbors
+from ._shards import build_shard, merge_top_k, sample_items, search_shard, shard_size
+
+# Queries sent to the shards at once: the query batch travels once per
+# worker, and each shard's answer for it is one small array.
+QUERY_BATCH_SIZE = 2_048
+# Seconds between checks that the shards still exist while a query waits.
+_POLL_SECONDS = 1.0
+# Items of the base the embedder is fitted on (a seeded sample).
+EMBEDDER_SAMPLE_SIZE = 20_000
+
+
+class _ShardedBase(BaseEstimator):
+    """Shared fit / kneighbors of the sharded estimators."""
+
+    def __init__(self, embedder="auto", *, metric="levenshtein", n_neighbors=5,
+                 n_candidates="auto", target_recall=0.95, check_recall=True,
+                 filter_algorithm="auto", index_params=None, exact=False, n_jobs=None,
+                 random_state=None, client=None, n_shards=None):
+        self.embedder = embedder
+        self.metric = metric
+        self.n_neighbors = n_neighbors
+        self.n_candidates = n_candidates
+        self.target_recall = target_recall
+        self.check_recall = check_recall
+        self.filter_algorithm = filter_algorithm
+        self.index_params = index_params
+        self.exact = exact
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.client = client
+        self.n_shards = n_shards
+
+    # ------------------------------------------------------------------ fit
+    def _shard_params(self):
+        """The parameters every shard's FilterRefineNeighbors gets."""
+        return {"metric": self.metric, "n_neighbors": self.n_neighbors,
+                "n_candidates": self.n_candidates, "target_recall": self.target_recall,
+                "check_recall": self.check_recall, "filter_algorithm": self.filter_algorithm,
+                "index_params": self.index_params, "exact": self.exact,
+                "n_jobs": self.n_jobs, "random_state": self.random_state}
+
+    def _fit_shards(self, X, y=None):
+        client = self._client()
+        self._input_type = get_metric(self.metric).input_type
+        partitions, sizes, targets = self._partitions(client, X, y)
+        self.n_shards_ = len(partitions)
+        self.n_samples_fit_ = int(sum(sizes))
+        self.embedder_ = self._fit_embedder(client, partitions[0], sizes[0])
+        embedder = client.scatter(self.embedder_, broadcast=True, hash=False)
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+        params = self._shard_params()
+        self._partition_futures = partitions
+        self._scattered_base = not _is_dask_collection(X)
+        self._shards = [
+            client.submit(build_shard, params, embedder, part, int(offset),
+                          None if targets is None else targets[i], pure=False)
+            for i, (part, offset) in enumerate(zip(partitions, offsets))]
+        self.shard_sizes_ = np.asarray(sizes, dtype=np.int64)
+        self._offsets = offsets
+        self._wait_for_shards(client)
+        return self
+
+    def _client(self):
+        from distributed import get_client
+
+        client = self.client if self.client is not None else get_client()
+        if client.status != "running":
+            raise RuntimeError("The Dask client is closed; pass a running Client.")
+        if not client.scheduler_info().get("workers"):
+            raise RuntimeError(
+                "The Dask cluster has no workers; start some (cluster.scale(n)) and fit "
+                "again.")
+        return client
+
+    def _partitions(self, client, X, y):
+        """Futures of the base's partitions, their sizes, and targets per shard."""
+        if _is_dask_collection(X):
+            if y is not None:
+                raise TypeError(
+                    "The supervised sharded estimators take X and y in memory; a Dask "
+                    "collection as the base is for ShardedFilterRefineNeighbors.")
+            parts = [client.compute(part) for part in _delayed_partitions(X, self.n_shards)]
+            sizes = client.gather([client.submit(shard_size, part) for part in parts])
+            if not sum(sizes):
+                raise ValueError("The base holds no items; at least one is required.")
+            return parts, sizes, None
+        items = check_items(X, self._input_type, name="X")
+        n_shards = self.n_shards if self.n_shards is not None else \
+            len(client.scheduler_info()["workers"])
+        if n_shards > len(items):
+            raise ValueError(
+                f"n_shards={n_shards} is more than the {len(items)} items of the base; "
+                "each shard needs at least one item.")
+        if y is not None and len(y) != len(items):
+            raise ValueError(f"X has {len(items)} items but y has {len(y)} targets; one "
+                             "target per item is needed.")
+        bounds = np.linspace(0, len(items), n_shards + 1).astype(int)
+        chunks = [items[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
+        targets = None if y is None else [y[start:stop]
+                                          for start, stop in zip(bounds[:-1], bounds[1:])]
+        return client.scatter(chunks, hash=False), [len(chunk) for chunk in chunks], targets
+
+    def _fit_embedder(self, client, first_partition, first_size):
+        """Fit the embedder once, on a seeded sample of the first partition
+        (drawn on its worker: only the sample travels)."""
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        sample = client.submit(sample_items, first_partition,
+                               min(first_size, EMBEDDER_SAMPLE_SIZE), seed).result()
+        # Only the embedder is kept: the sample's index and recall check are skipped.
+        sample_search = FilterRefineNeighbors(
+            embedder=self.embedder, **{**self._shard_params(), "check_recall": False,
+                                       "n_neighbors": 1, "n_candidates": 1}).fit(sample)
+        return sample_search.embedder_
+
+    def _wait_for_shards(self, client):
+        from distributed import wait
+
+        wait(self._shards)
+        failed = [i for i, shard in enumerate(self._shards) if shard.status != "finished"]
+        if failed:
+            shard = self._shards[failed[0]]
+            raise RuntimeError(f"Building shard {failed[0]} failed: {shard.exception()!r}")
+
+    # ------------------------------------------------------------ queries
+    def kneighbors(self, X, n_neighbors=None, return_distance=True):
+        """Exact-distance neighbours of each query, over every shard.
+
+        Parameters
+        ----------
+        X : array-like or Dask collection of queries
+            Items of the kind the base holds. A Dask bag, array or series
+            gives Dask arrays back.
+        n_neighbors : int, default=None
+            Neighbours per query; defaults to the constructor's value.
+        return_distance : bool, default=True
+            Whether to return the distances.
+
+        Returns
+        -------
+        neigh_dist : ndarray of shape (n_queries, n_neighbors)
+            Exact distances, ascending. Only if ``return_distance=True``.
+        neigh_ind : ndarray of shape (n_queries, n_neighbors)
+            Indices into the base (in the order of its partitions).
+        """
+        distances, indices, _ = self._search(X, n_neighbors)
+        return (distances, indices) if return_distance else indices
+
+    def _search(self, X, n_neighbors=None):
+        check_is_fitted(self, "n_shards_")
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        if not isinstance(k, Integral) or not 1 <= k <= self.n_samples_fit_:
+            raise ValueError(f"n_neighbors must be an integer in [1, {self.n_samples_fit_}], "
+                             f"got {k!r}.")
+        if _is_dask_collection(X):
+            return self._search_dask(X, k)
+        queries = check_items(X, self._input_type, name="X")
+        client = self._client()
+        results = [self._search_batch(client, queries[start:start + QUERY_BATCH_SIZE], k)
+                   for start in range(0, len(queries), QUERY_BATCH_SIZE)]
+        return tuple(None if results[0][part] is None else
+                     np.concatenate([result[part] for result in results])
+                     for part in range(3))
+
+    def _search_batch(self, client, queries, k):
+        # Sent to one worker; the others fetch it from there (one hop each).
+        batch = scatter_to_workers(client, queries)
+        partial = [client.submit(search_shard, shard, batch, k, pure=False)
+                   for shard in self._shards]
+        while len(partial) > 1:  # a tree of pairwise merges
+            partial = [client.submit(merge_top_k, *partial[i:i + 2], k, pure=False)
+                       if i + 1 < len(partial) else partial[i]
+                       for i in range(0, len(partial), 2)]
+        return self._result(partial[0])
+
+    def _result(self, future):
+        """The merged answer; a clear error, not a hang, when shards are gone."""
+        from distributed.client import FutureCancelledError
+        from distributed.comm.core import CommClosedError
+        from distributed.scheduler import KilledWorker
+
+        while True:
+            try:
+                return future.result(timeout=_POLL_SECONDS)
+            except TimeoutError:
+                # Dask rebuilds a lost shard of a Dask collection from its
+                # partition; a scattered partition has nothing to rebuild from.
+                if self._scattered_base and any(
+                        part.status != "finished" for part in self._partition_futures):
+                    raise RuntimeError(self._lost_shards_message("lost")) from None
+            except (FutureCancelledError, KilledWorker, CommClosedError, OSError) as error:
+                raise RuntimeError(self._lost_shards_message(type(error).__name__)) from error
+
+    def _lost_shards_message(self, reason):
+        lost = [i for i, part in enumerate(self._partition_futures)
+                if part.status != "finished"]
+        where = f"shards {lost}" if lost else "a shard"
+        return (f"{where} of the index were lost with their worker ({reason}) "
+                "and cannot be rebuilt: their items were scattered from this process, "
+                "which keeps no copy. To make the index survive lost workers, fit it on a "
+                "Dask collection (dask.bag.from_sequence(items, npartitions=...) or a "
+                "persisted dask array / dataframe column): Dask then rebuilds a lost "
+                "shard from its partition.")
+
+    def _search_dask(self, X, k):
+        import dask.array as da
+
+        parts = [part.compute() for part in np.ravel(np.asarray(X.to_delayed(), dtype=object))]
+        results = [self._search(part, k) for part in parts if len(part)]
+        chunks = (tuple(len(result[0]) for result in results), (k,))
+        return tuple(None if results[0][part] is None else
+                     da.from_array(np.concatenate([result[part] for result in results]),
+                                   chunks=chunks + results[0][part].shape[2:])
+                     for part in range(3))
+
+
+def _is_dask_collection(X):
+    return hasattr(X, "__dask_graph__") and X.__dask_graph__() is not None
+
+
+def _delayed_partitions(X, n_shards):
+    """One delayed list/array of items per partition of a bag, array or series."""
+    if n_shards is not None and hasattr(X, "repartition"):
+        X = X.repartition(npartitions=n_shards)
+    elif n_shards is not None and hasattr(X, "rechunk"):
+        X = X.rechunk(max(1, int(np.ceil(X.shape[0] / n_shards))))
+    parts = X.to_delayed()
+    return list(np.ravel(parts)) if isinstance(parts, np.ndarray) else list(parts)
+
+
+class ShardedFilterRefineNeighbors(_ShardedBase):
+    """Filter-and-refine neighbours over a base sharded on a Dask cluster.
+
+    The parameters of :class:`~sklearn_ed.FilterRefineNeighbors` apply to
+    every shard; the embedder is fitted once, on a seeded sample of the
+    first partition, and shared. With ``n_candidates`` covering each shard
+    (or ``exact=True``) the answers equal a single-process search with the
+    same fitted embedder, ties broken by index.
+
+    Parameters
+    ----------
+    embedder : estimator or "auto", default="auto"
+        As in :class:`~sklearn_ed.FilterRefineNeighbors`.
+    metric : str, Metric or callable, default="levenshtein"
+        Exact distance.
+    n_neighbors : int, default=5
+        Neighbours per query.
+    n_candidates : int, float or "auto", default="auto"
+        Candidates per query and shard.
+    target_recall : float, default=0.95
+        Recall the shards' candidate counts aim at (``n_candidates="auto"``).
+    check_recall : bool, default=True
+        Each shard checks its filter's recall at fit.
+    filter_algorithm : str, default="auto"
+        Vector index of each shard.
+    index_params : dict, default=None
+        Parameters of the index.
+    exact : bool, default=False
+        Exact search in each shard (metrics with a lower bound).
+    n_jobs : int, default=None
+        Threads of each shard's work on its worker.
+    random_state : int, RandomState or None, default=None
+        Seeds the embedder's sample and the shards' recall checks.
+    client : distributed.Client, default=None
+        The cluster; None uses the current client (``distributed.get_client``).
+    n_shards : int, default=None
+        Shards of an in-memory base (default: one per worker); for a Dask
+        collection, its partitions are repartitioned to this count.
+
+    Attributes
+    ----------
+    embedder_ : estimator
+        The embedder fitted on the sample, shared by every shard.
+    n_shards_ : int
+        Number of shards.
+    shard_sizes_ : ndarray of int64
+        Items per shard, in base order.
+    n_samples_fit_ : int
+        Items in the base.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> from sklearn_ed.dask import ShardedFilterRefineNeighbors
+    >>> words = ["kitten", "sitting", "mitten", "bitten", "fitting", "knitting"] * 20
+    >>> with LocalCluster(n_workers=2, processes=False, dashboard_address=None) as cluster, \\
+    ...         Client(cluster) as client:
+    ...     search = ShardedFilterRefineNeighbors(n_neighbors=2, n_candidates=1.0,
+    ...                                           client=client).fit(words)
+    ...     distances, indices = search.kneighbors(["kitchen"])
+    >>> distances
+    array([[2., 2.]])
+    """
+
+    def fit(self, X, y=None):
+        """Fit the embedder on a sample, then build a shard per partition.
+
+        Parameters
+        ----------
+        X : array-like or Dask collection
+            The base: an in-memory sequence (split into ``n_shards`` and
+            scattered) or a Dask bag, array or dataframe column (one shard
+            per partition, built where it lives).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : ShardedFilterRefineNeighbors
+            Fitted estimator.
+        """
+        return self._fit_shards(X)
+
+
+class _ShardedSupervised(_ShardedBase):
+    def __init__(self, embedder="auto", *, metric="levenshtein", n_neighbors=5,
+                 weights="uniform", n_candidates="auto", target_recall=0.95,
+                 check_recall=True, filter_algorithm="auto", index_params=None, exact=False,
+                 n_jobs=None, random_state=None, client=None, n_shards=None):
+        super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
+                         n_candidates=n_candidates, target_recall=target_recall,
+                         check_recall=check_recall, filter_algorithm=filter_algorithm,
+                         index_params=index_params, exact=exact, n_jobs=n_jobs,
+                         random_state=random_state, client=client, n_shards=n_shards)
+        self.weights = weights
+
+    def _votes(self, X):
+        """Neighbour targets and their weights (ties broken by index)."""
+        from ..neighbors._supervised import neighbour_weights
+
+        distances, _, targets = self._search(X)
+        weights = neighbour_weights(distances, self.weights)
+        return targets, np.ones_like(distances) if weights is None else weights
+
+
+class ShardedFilterRefineClassifier(ClassifierMixin, _ShardedSupervised):
+    """k-NN classification over a base sharded on a Dask cluster.
+
+    As :class:`ShardedFilterRefineNeighbors`; each shard keeps the labels of
+    its items, returns them with its neighbours, and the votes are counted
+    after the merge, as :class:`~sklearn_ed.FilterRefineClassifier` counts
+    them with ``ties="index"`` (the k-th neighbour is the one of smaller
+    index: shards do not see each other's ties).
+
+    Parameters
+    ----------
+    embedder : estimator or "auto", default="auto"
+        As in :class:`~sklearn_ed.FilterRefineClassifier`.
+    metric : str, Metric or callable, default="levenshtein"
+        Exact distance.
+    n_neighbors : int, default=5
+        Voting neighbours.
+    weights : {"uniform", "distance"} or callable, default="uniform"
+        Vote weights, as in scikit-learn.
+    n_candidates : int, float or "auto", default="auto"
+        Candidates per query and shard.
+    target_recall : float, default=0.95
+        Recall the shards' candidate counts aim at.
+    check_recall : bool, default=True
+        Each shard checks its filter's recall at fit.
+    filter_algorithm : str, default="auto"
+        Vector index of each shard.
+    index_params : dict, default=None
+        Parameters of the index.
+    exact : bool, default=False
+        Exact search in each shard.
+    n_jobs : int, default=None
+        Threads of each shard's work.
+    random_state : int, RandomState or None, default=None
+        Seeds the embedder's sample and the recall checks.
+    client : distributed.Client, default=None
+        The cluster; None uses the current client.
+    n_shards : int, default=None
+        Shards of the base (default: one per worker).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        Class labels.
+    embedder_ : estimator
+        The shared fitted embedder.
+    n_shards_ : int
+        Number of shards.
+    shard_sizes_ : ndarray of int64
+        Items per shard.
+    n_samples_fit_ : int
+        Items in the base.
+    """
+
+    def fit(self, X, y):
+        """Build the shards, each holding its items' labels.
+
+        Parameters
+        ----------
+        X : array-like
+            Training items (in memory; split into shards and scattered).
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : ShardedFilterRefineClassifier
+            Fitted classifier.
+        """
+        y = column_or_1d(np.asarray(y))
+        self.classes_, encoded = np.unique(y, return_inverse=True)
+        return self._fit_shards(X, encoded)
+
+    def predict_proba(self, X):
+        """Share of (weighted) neighbour votes for each class.
+
+        Parameters
+        ----------
+        X : array-like
+            Queries.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_queries, n_classes)
+            Class probabilities, columns in the order of ``classes_``.
+        """
+        targets, weights = self._votes(X)
+        votes = np.zeros((len(targets), len(self.classes_)))
+        rows = np.repeat(np.arange(len(targets)), targets.shape[1])
+        np.add.at(votes, (rows, targets.ravel()), weights.ravel())
+        totals = votes.sum(axis=1, keepdims=True)
+        totals[totals == 0] = 1.0
+        return votes / totals
+
+    def predict(self, X):
+        """Most voted class of each query.
+
+        Parameters
+        ----------
+        X : array-like
+            Queries.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,)
+            Predicted labels.
+        """
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class ShardedFilterRefineRegressor(RegressorMixin, _ShardedSupervised):
+    """k-NN regression over a base sharded on a Dask cluster.
+
+    As :class:`ShardedFilterRefineClassifier`, averaging the neighbours'
+    targets as :class:`~sklearn_ed.FilterRefineRegressor` does with
+    ``ties="index"``.
+
+    Parameters
+    ----------
+    embedder : estimator or "auto", default="auto"
+        As in :class:`~sklearn_ed.FilterRefineRegressor`.
+    metric : str, Metric or callable, default="levenshtein"
+        Exact distance.
+    n_neighbors : int, default=5
+        Neighbours averaged.
+    weights : {"uniform", "distance"} or callable, default="uniform"
+        Weights of the average.
+    n_candidates : int, float or "auto", default="auto"
+        Candidates per query and shard.
+    target_recall : float, default=0.95
+        Recall the shards' candidate counts aim at.
+    check_recall : bool, default=True
+        Each shard checks its filter's recall at fit.
+    filter_algorithm : str, default="auto"
+        Vector index of each shard.
+    index_params : dict, default=None
+        Parameters of the index.
+    exact : bool, default=False
+        Exact search in each shard.
+    n_jobs : int, default=None
+        Threads of each shard's work.
+    random_state : int, RandomState or None, default=None
+        Seeds the embedder's sample and the recall checks.
+    client : distributed.Client, default=None
+        The cluster; None uses the current client.
+    n_shards : int, default=None
+        Shards of the base (default: one per worker).
+
+    Attributes
+    ----------
+    embedder_ : estimator
+        The shared fitted embedder.
+    n_shards_ : int
+        Number of shards.
+    shard_sizes_ : ndarray of int64
+        Items per shard.
+    n_samples_fit_ : int
+        Items in the base.
+    """
+
+    def fit(self, X, y):
+        """Build the shards, each holding its items' targets.
+
+        Parameters
+        ----------
+        X : array-like
+            Training items (in memory; split into shards and scattered).
+        y : array-like of shape (n_samples,)
+            Finite targets.
+
+        Returns
+        -------
+        self : ShardedFilterRefineRegressor
+            Fitted regressor.
+        """
+        y = np.asarray(y, dtype=np.float64)
+        if not np.isfinite(y).all():
+            raise ValueError("y holds NaN or infinite targets; every target must be finite.")
+        return self._fit_shards(X, y)
+
+    def predict(self, X):
+        """Weighted mean target of the neighbours of each query.
+
+        Parameters
+        ----------
+        X : array-like
+            Queries.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_queries,)
+            Predicted targets.
+        """
+        targets, weights = self._votes(X)
+        return (targets * weights).sum(axis=1) / weights.sum(axis=1)

@@ -1,0 +1,93 @@
+"""What runs on the workers: building a shard, searching it, merging results.
+
+Module-level functions, so Dask pickles them by reference. A shard is a
+:class:`~sklearn_ed.FilterRefineNeighbors` fitted on one partition of the
+base with the shared, already fitted embedder, plus the partition's global
+offset (and its targets, for the supervised estimators).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from dask.sizeof import sizeof
+from sklearn.frozen import FrozenEstimator
+
+from ..neighbors import FilterRefineNeighbors
+
+
+@dataclass
+class Shard:
+    """One partition of the base, indexed where it lives."""
+
+    search: FilterRefineNeighbors
+    offset: int
+    targets: np.ndarray | None = None
+    nbytes: int = 0
+
+    @property
+    def n_items(self):
+        return self.search.n_samples_fit_
+
+    def __sizeof__(self):
+        # Dask weighs a task's inputs by sizeof to decide where it runs: a
+        # shard must look as large as it is, or the scheduler would move it to
+        # the worker holding the (smaller) query batch at every query.
+        return self.nbytes
+
+
+def build_shard(params, embedder, items, offset, targets=None):
+    """Index ``items`` with the fitted ``embedder`` (not refitted)."""
+    items = list(items) if not isinstance(items, np.ndarray) else items
+    search = FilterRefineNeighbors(embedder=FrozenEstimator(embedder), **params).fit(items)
+    targets = None if targets is None else np.asarray(targets)
+    return Shard(search, int(offset), targets, _nbytes(items, targets))
+
+
+def _nbytes(items, targets):
+    """Bytes of the items and targets: a lower bound of the shard's size (its
+    index adds to it), enough to keep the shard where it is."""
+    if isinstance(items, np.ndarray) and items.dtype != object:
+        items_bytes = items.nbytes
+    else:
+        items_bytes = sum(map(sizeof, items))
+    return int(items_bytes + (0 if targets is None else targets.nbytes))
+
+
+def shard_size(items):
+    return len(items)
+
+
+def sample_items(items, size, seed):
+    """A seeded sample of ``size`` items, in their order."""
+    rows = np.sort(np.random.RandomState(seed).choice(len(items), size=size, replace=False))
+    if isinstance(items, np.ndarray):
+        return items[rows]
+    return [items[row] for row in rows]
+
+
+def search_shard(shard, queries, n_neighbors):
+    """The shard's top-k of each query: exact distances, global indices, targets."""
+    k = min(n_neighbors, shard.n_items)
+    distances, indices = shard.search.kneighbors(queries, n_neighbors=k)
+    targets = None if shard.targets is None else shard.targets[indices]
+    return distances, indices + shard.offset, targets
+
+
+def merge_top_k(left, right, n_neighbors):
+    """The ``n_neighbors`` best of two partial results, by (distance, index).
+
+    The same order as a single-process search, so ties break the same way.
+    """
+    distances = np.hstack([left[0], right[0]])
+    indices = np.hstack([left[1], right[1]])
+    order = np.lexsort((indices, distances), axis=1)[:, :n_neighbors]
+    merged = (np.take_along_axis(distances, order, axis=1),
+              np.take_along_axis(indices, order, axis=1))
+    if left[2] is None:
+        return (*merged, None)
+    targets = np.concatenate([left[2], right[2]], axis=1)
+    return (*merged, np.take_along_axis(targets, _expand(order, targets), axis=1))
+
+
+def _expand(order, targets):
+    return order if targets.ndim == 2 else order[..., None]
