@@ -134,6 +134,71 @@ def defaults_reads_time(out):
     return _save(fig, out / "defaults_reads_time.png")
 
 
+def _log_table(name, index):
+    """Table ``index`` of the printed log ``name`` (the docs' parser)."""
+    sys.path.insert(0, str(RESULTS.parents[1] / "docs" / "_ext"))
+    from benchlogs import parse_log
+
+    path = RESULTS / name
+    return parse_log(path.read_text())[1][index] if path.exists() else None
+
+
+def recall_item_from_log(out, name, index, k, title):
+    """Top-k recall against candidates per query, one line per embedding."""
+    table = _log_table(name, index)
+    if table is None:
+        return None
+    counts = [int(column.split("=")[1].split()[0]) for column in table["header"][2:]]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for row in table["rows"]:
+        if row[1] == str(k):
+            ax.plot(counts, [float(value) for value in row[2:]], marker="o", label=row[0])
+    ax.set_xscale("log")
+    ax.set_xlabel("candidates refined per query, C (log scale)")
+    ax.set_ylabel(f"top-{k} recall")
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    return _save(fig, out / f"{Path(name).stem}_recall_item.png")
+
+
+def distances_needed_from_log(out, name, column, title):
+    """Exact distances a method needs (one bar per method) at one cell."""
+    table = _log_table(name, 0)
+    if table is None:
+        return None
+    position = table["header"].index(column)
+    rows = [row for row in table["rows"] if row[1] == "# distances"]
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    ax.bar([row[0] for row in rows], [float(row[position]) for row in rows], color="#1f77b4")
+    ax.set_ylabel(f"exact distances needed ({column})")
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    return _save(fig, out / f"{Path(name).stem}_distances.png")
+
+
+def kmeans_accuracy_from_log(out, name="cluster_metric_kmeans.txt"):
+    """K-means accuracy in the original dimensions, per data set and metric."""
+    tables = [_log_table(name, index) for index in range(4)]
+    if tables[0] is None:
+        return None
+    methods = ["Euclid", "Euclid+std", "Metric", "NCA"]
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    width = 0.2
+    for offset, method in enumerate(methods):
+        values = [float(next(row for row in table["rows"] if row[0] == "orig")
+                        [table["header"].index(method)]) for table in tables]
+        ax.bar([i + (offset - 1.5) * width for i in range(len(tables))], values, width,
+               label=method)
+    ax.set_xticks(range(len(tables)), [table["title"].split(":")[0] for table in tables])
+    ax.set_ylabel("K-means accuracy")
+    ax.set_ylim(0, 1)
+    ax.legend(loc="lower right", ncols=2)
+    ax.set_title("Original dimensions, mean over 5 splits")
+    return _save(fig, out / "cluster_metric_kmeans_accuracy.png")
+
+
 def _save(fig, path):
     fig.tight_layout()
     fig.savefig(path)
@@ -148,6 +213,21 @@ def render(out):
     with plt.rc_context(STYLE):
         drawn = [draw(out) for draw in (words_time_recall, embedder_choice_recall,
                                         index_words_speed_recall, defaults_reads_time)]
+        drawn += [
+            recall_item_from_log(out, "genome_reads.txt", 1, 10,
+                                 "CGK on genome-reads-50k, top-10"),
+            recall_item_from_log(out, "cnned_genome_reads_50k.txt", 1, 10,
+                                 "CNN-ED and CGK on genome-reads-50k, top-10"),
+            recall_item_from_log(out, "cnned_proteins.txt", 1, 10,
+                                 "CNN-ED and CGK on proteins, top-10"),
+            recall_item_from_log(out, "gru_proteins.txt", 0, 10,
+                                 "GRU, CNN-ED and CGK on proteins, top-10"),
+            distances_needed_from_log(out, "triplet_digits.txt", "90% k=10",
+                                      "Digits under the chamfer distance"),
+            distances_needed_from_log(out, "triplet_gunpoint.txt", "90% k=10",
+                                      "GunPoint under DTW"),
+            kmeans_accuracy_from_log(out),
+        ]
     return [path for path in drawn if path is not None]
 
 
