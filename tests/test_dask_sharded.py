@@ -179,3 +179,12 @@ def test_bad_input_gives_clear_errors(client, words):
         closing.close()
         with pytest.raises(RuntimeError, match="client is closed"):
             fitted.kneighbors(queries)
+
+
+def test_parameters_are_validated_before_any_work():
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="n_shards"):
+        ShardedFilterRefineNeighbors(n_shards=0).fit(["ab", "cd"])
+    with pytest.raises(InvalidParameterError, match="weights"):
+        ShardedFilterRefineClassifier(weights="nearest").fit(["ab", "cd"], [0, 1])

@@ -13,6 +13,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._strings import check_items
@@ -32,6 +33,14 @@ EMBEDDER_SAMPLE_SIZE = 20_000
 
 class _ShardedBase(BaseEstimator):
     """Shared fit / kneighbors of the sharded estimators."""
+
+    _parameter_constraints: dict = {
+        **{name: constraint
+           for name, constraint in FilterRefineNeighbors._parameter_constraints.items()
+           if name not in ("radius", "radius_blowup", "verbose")},
+        "client": "no_validation",
+        "n_shards": [Interval(Integral, 1, None, closed="left"), None],
+    }
 
     def __init__(self, embedder="auto", *, metric="levenshtein", n_neighbors=5,
                  n_candidates="auto", target_recall=0.95, check_recall=True,
@@ -61,6 +70,7 @@ class _ShardedBase(BaseEstimator):
                 "n_jobs": self.n_jobs, "random_state": self.random_state}
 
     def _fit_shards(self, X, y=None):
+        self._validate_params()  # here, not on every worker's shard
         client = self._client()
         self._input_type = get_metric(self.metric).input_type
         partitions, sizes, targets = self._partitions(client, X, y)
@@ -343,6 +353,11 @@ class _ShardedSupervised(_ShardedBase):
                          index_params=index_params, exact=exact, n_jobs=n_jobs,
                          random_state=random_state, client=client, n_shards=n_shards)
         self.weights = weights
+
+    _parameter_constraints: dict = {
+        **_ShardedBase._parameter_constraints,
+        "weights": [StrOptions({"uniform", "distance"}), callable, None],
+    }
 
     def _votes(self, X):
         """Neighbour targets and their weights (ties broken by index)."""

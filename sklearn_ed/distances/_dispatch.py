@@ -122,22 +122,27 @@ def _on_dask_worker():
 
 def _map_on_dask(client, task, X, Y, row_arguments, chunks):
     from distributed.client import FutureCancelledError
+    from distributed.comm.core import CommClosedError
     from distributed.scheduler import KilledWorker
 
-    for attempt in range(_DASK_ATTEMPTS):
+    lost = (FutureCancelledError, KilledWorker, CommClosedError, OSError)
+    for _ in range(_DASK_ATTEMPTS - 1):
         try:
             return _submit_chunks(client, task, X, Y, row_arguments, chunks)
-        except (FutureCancelledError, KilledWorker, OSError) as error:
-            # A lost worker takes the chunks sent to it; the base has copies.
-            if attempt + 1 == _DASK_ATTEMPTS or client.status != "running":
-                _SCATTERED.pop((client.id, id(Y)), None)
-                raise RuntimeError(
-                    f"Dask lost the exact-distance tasks ({type(error).__name__}: "
-                    f"{error}) {_DASK_ATTEMPTS} times: workers died and none could take "
-                    "their work, or the cluster went away. Nothing was returned; repeat "
-                    "the call once the cluster has workers."
-                ) from error
-    raise AssertionError("unreachable")
+        except lost:
+            # A lost worker takes the chunks sent to it; the base has copies
+            # on the others, so the call is sent again to the workers left.
+            if client.status != "running":
+                break
+    try:
+        return _submit_chunks(client, task, X, Y, row_arguments, chunks)
+    except lost as error:
+        _SCATTERED.pop((client.id, id(Y)), None)
+        raise RuntimeError(
+            f"Dask lost the exact-distance tasks ({type(error).__name__}: {error}): "
+            "workers died and none could take their work, or the cluster went away. "
+            "Nothing was returned; repeat the call once the cluster has workers."
+        ) from error
 
 
 def _submit_chunks(client, task, X, Y, row_arguments, chunks):
