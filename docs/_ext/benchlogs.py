@@ -56,10 +56,10 @@ def parse_log(text):
 
 
 def _cells(line, starts):
+    """Cells of a row, cut where each column's rule starts (format_table pads
+    every cell to its column's width, so no cell crosses the next start)."""
     bounds = starts[1:] + [max(len(line), starts[-1]) + 1]
-    cells = [line[start:stop].strip() for start, stop in zip(starts, bounds)]
-    # A left-aligned first cell wider than its rule runs into the next column.
-    return cells
+    return [line[start:stop].strip() for start, stop in zip(starts, bounds)]
 
 
 def _committed_in(path):
