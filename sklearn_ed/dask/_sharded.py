@@ -188,9 +188,7 @@ class _ShardedBase(BaseEstimator):
         client = self._client()
         results = [self._search_batch(client, queries[start:start + QUERY_BATCH_SIZE], k)
                    for start in range(0, len(queries), QUERY_BATCH_SIZE)]
-        return tuple(None if results[0][part] is None else
-                     np.concatenate([result[part] for result in results])
-                     for part in range(3))
+        return _stack_rows(results)
 
     def _search_batch(self, client, queries, k):
         # Sent to one worker; the others fetch it from there (one hop each).
@@ -237,11 +235,16 @@ class _ShardedBase(BaseEstimator):
 
         parts = [part.compute() for part in np.ravel(np.asarray(X.to_delayed(), dtype=object))]
         results = [self._search(part, k) for part in parts if len(part)]
-        chunks = (tuple(len(result[0]) for result in results), (k,))
-        return tuple(None if results[0][part] is None else
-                     da.from_array(np.concatenate([result[part] for result in results]),
-                                   chunks=chunks + results[0][part].shape[2:])
-                     for part in range(3))
+        rows = tuple(len(result[0]) for result in results)
+        return tuple(None if part is None else
+                     da.from_array(part, chunks=(rows,) + part.shape[1:])
+                     for part in _stack_rows(results))
+
+
+def _stack_rows(results):
+    """Batches of (distances, indices, targets) stacked along the queries."""
+    return tuple(None if results[0][part] is None else
+                 np.concatenate([result[part] for result in results]) for part in range(3))
 
 
 def _is_dask_collection(X):
@@ -454,13 +457,10 @@ class ShardedFilterRefineClassifier(ClassifierMixin, _ShardedSupervised):
         proba : ndarray of shape (n_queries, n_classes)
             Class probabilities, columns in the order of ``classes_``.
         """
+        from ..neighbors._supervised import vote_shares
+
         targets, weights = self._votes(X)
-        votes = np.zeros((len(targets), len(self.classes_)))
-        rows = np.repeat(np.arange(len(targets)), targets.shape[1])
-        np.add.at(votes, (rows, targets.ravel()), weights.ravel())
-        totals = votes.sum(axis=1, keepdims=True)
-        totals[totals == 0] = 1.0
-        return votes / totals
+        return vote_shares(targets, weights, len(self.classes_))
 
     def predict(self, X):
         """Most voted class of each query.

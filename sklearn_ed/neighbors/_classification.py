@@ -9,7 +9,7 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
-from ._supervised import SupervisedFilterRefineBase
+from ._supervised import SupervisedFilterRefineBase, vote_shares
 
 
 class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
@@ -175,12 +175,7 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         """
         check_is_fitted(self)
         indices, weights = self._voters(X)
-        votes = np.zeros((indices.shape[0], len(self.classes_)))
-        rows = np.repeat(np.arange(indices.shape[0]), indices.shape[1])
-        np.add.at(votes, (rows, self._y[indices].ravel()), weights.ravel())
-        totals = votes.sum(axis=1, keepdims=True)
-        totals[totals == 0] = 1.0
-        return votes / totals
+        return vote_shares(self._y[indices], weights, len(self.classes_))
 
     def predict(self, X=None):
         """Most voted class of each query.

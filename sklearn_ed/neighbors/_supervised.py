@@ -29,6 +29,20 @@ def neighbour_weights(distances, weights):
     return np.asarray(weights(distances), dtype=np.float64)
 
 
+def vote_shares(labels, weights, n_classes):
+    """Share of the (weighted) votes of each class, per query row.
+
+    ``labels`` and ``weights`` have one column per voting neighbour; a row
+    without votes gets zeros.
+    """
+    votes = np.zeros((labels.shape[0], n_classes))
+    rows = np.repeat(np.arange(labels.shape[0]), labels.shape[1])
+    np.add.at(votes, (rows, labels.ravel()), weights.ravel())
+    totals = votes.sum(axis=1, keepdims=True)
+    totals[totals == 0] = 1.0
+    return votes / totals
+
+
 class SupervisedFilterRefineBase(FilterRefineBase):
     """Validation of (X, y) shared by the classifier and the regressor."""
 
