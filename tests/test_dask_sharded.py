@@ -188,3 +188,17 @@ def test_parameters_are_validated_before_any_work():
         ShardedFilterRefineNeighbors(n_shards=0).fit(["ab", "cd"])
     with pytest.raises(InvalidParameterError, match="weights"):
         ShardedFilterRefineClassifier(weights="nearest").fit(["ab", "cd"], [0, 1])
+
+
+def test_two_threads_query_one_sharded_index(client, words):
+    from concurrent.futures import ThreadPoolExecutor
+
+    base, queries = words
+    sharded = ShardedFilterRefineNeighbors(n_neighbors=3, n_candidates=1.0, check_recall=False,
+                                           client=client).fit(base)
+    serial = sharded.kneighbors(queries)
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda _: sharded.kneighbors(queries), range(4)))
+    for distances, indices in answers:
+        np.testing.assert_array_equal(distances, serial[0])
+        np.testing.assert_array_equal(indices, serial[1])

@@ -423,6 +423,21 @@ class ShardedFilterRefineClassifier(ClassifierMixin, _ShardedSupervised):
         Items per shard.
     n_samples_fit_ : int
         Items in the base.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> from sklearn_ed.dask import ShardedFilterRefineClassifier
+    >>> words = ["kitten", "mitten", "sitting", "fitting"] * 10
+    >>> labels = ["-tten", "-tten", "-tting", "-tting"] * 10
+    >>> cluster = LocalCluster(n_workers=2, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> classifier = ShardedFilterRefineClassifier(n_neighbors=3, n_candidates=1.0,
+    ...                                            client=client).fit(words, labels)
+    >>> predicted = classifier.predict(["bitten", "knitting"])
+    >>> client.close(); cluster.close()
+    >>> predicted.tolist()
+    ['-tten', '-tting']
     """
 
     def fit(self, X, y):
@@ -526,6 +541,20 @@ class ShardedFilterRefineRegressor(RegressorMixin, _ShardedSupervised):
         Items per shard.
     n_samples_fit_ : int
         Items in the base.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> from sklearn_ed.dask import ShardedFilterRefineRegressor
+    >>> words = ["a", "ab", "abc", "abcd", "abcde"] * 8
+    >>> cluster = LocalCluster(n_workers=2, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> regressor = ShardedFilterRefineRegressor(n_neighbors=2, n_candidates=1.0,
+    ...                                          client=client)
+    >>> predicted = regressor.fit(words, [len(w) for w in words]).predict(["abcdef"])
+    >>> client.close(); cluster.close()
+    >>> predicted.tolist()
+    [5.0]
     """
 
     def fit(self, X, y):
