@@ -5,7 +5,7 @@ length and variant, one repeat measures, back to back and interleaved
 across variants:
 
 - encode          ``embedder.alphabet_.encode(strings)`` (str -> int32 symbols)
-- kernel          ``sklearn_ed._cgk_kernels.cgk_embed`` on the pre-encoded
+- kernel          ``sklearn_ed.embedding._cgk_kernels.cgk_embed`` on the pre-encoded
                   symbols, writing into a preallocated, already-touched
                   output (pure compute, no allocation)
 - transform_symbols  the public uint8 output (what FilterRefineNeighbors uses)
@@ -81,7 +81,7 @@ def main(argv=None):
     from numba import config as numba_config
 
     from sklearn_ed import CGKEmbedder
-    from sklearn_ed._cgk_kernels import cgk_embed, pack_walk_bits
+    from sklearn_ed.embedding._cgk_kernels import cgk_embed, pack_walk_bits
 
     start_time = time.perf_counter()
     print_header(

@@ -75,7 +75,7 @@ def main():
     exact = pairwise_distances(bench.query, bench.base, n_jobs=args.n_jobs)
     progress("training distances")
     train_distances = symmetric_pairwise_distances(train, n_jobs=args.n_jobs)
-    import sklearn_ed._neural as cnned_module
+    import sklearn_ed.nn._embedder as cnned_module
     # fits reuse the matrix computed above (timed separately)
     cnned_module.symmetric_pairwise_distances = lambda strings, **kwargs: train_distances
 

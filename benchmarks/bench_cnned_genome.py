@@ -63,7 +63,7 @@ def main():
     train_distances = symmetric_pairwise_distances(train, n_jobs=args.n_jobs)
     train_d_s = time.perf_counter() - start
 
-    import sklearn_ed._neural as cnned_module
+    import sklearn_ed.nn._embedder as cnned_module
     cnned_module.symmetric_pairwise_distances = lambda strings, **kwargs: train_distances
 
     embedders = {}

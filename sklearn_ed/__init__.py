@@ -4,14 +4,16 @@ Strings (or any objects) are embedded into vectors; candidates are filtered
 by cheap vector distance and refined with the exact distance.
 """
 
-from ._cgk import CGKEmbedder
-from ._cnned import CNNEDEmbedder
-from ._cluster_metric import ClusterMetricLearner
-from ._fastmap import FastMapEmbedder
-from ._gru import GRUEmbedder
-from ._triplet import TripletMinedEmbedder
-from ._persistence import load, save
-from ._qgram_embedder import QGramEmbedder
+from .embedding import (
+    CGKEmbedder,
+    CNNEDEmbedder,
+    ClusterMetricLearner,
+    FastMapEmbedder,
+    GRUEmbedder,
+    QGramEmbedder,
+    TripletMinedEmbedder,
+)
+from .utils import load, save
 from .neighbors import (
     FilterRefineClassifier,
     FilterRefineNeighbors,

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 from sklearn_ed import CGKEmbedder
-from sklearn_ed._strings import PAD_SYMBOL, UNKNOWN_SYMBOL
+from sklearn_ed.utils import PAD_SYMBOL, UNKNOWN_SYMBOL
 
 from _testing import random_strings
 

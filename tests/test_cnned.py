@@ -9,9 +9,9 @@ from scipy.spatial.distance import cdist
 from skorch.callbacks import Callback
 
 from sklearn_ed import CGKEmbedder
-from sklearn_ed._cnned import CNNEDEmbedder
+from sklearn_ed import CNNEDEmbedder
 from sklearn_ed.distances import symmetric_pairwise_distances
-from sklearn_ed._strings import UNKNOWN_SYMBOL
+from sklearn_ed.utils import UNKNOWN_SYMBOL
 from sklearn_ed.distances import pairwise_distances
 from sklearn_ed.metrics import top_k_recall
 from sklearn_ed.nn import (
@@ -155,7 +155,7 @@ def test_small_training_set_adapts_k_or_raises():
 def test_n_train_subsamples_and_distances_are_cached(strings, monkeypatch):
     embedder = CNNEDEmbedder(**{**SMALL, "n_train": 25}).fit(strings)
     assert embedder.n_train_ == 25 and embedder.train_distances_.shape == (25, 25)
-    import sklearn_ed._neural as module
+    import sklearn_ed.nn._embedder as module
 
     def fail(*args, **kwargs):
         raise AssertionError("distances recomputed")

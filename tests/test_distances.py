@@ -166,7 +166,7 @@ def test_edge_images_are_the_point_sets_and_keep_chamfer_image():
 
 @pytest.mark.parametrize("name", available_metrics())
 def test_unchecked_input_gives_the_checked_answer(name):
-    from sklearn_ed._strings import check_items
+    from sklearn_ed.utils import check_items
 
     metric = get_metric(name)
     items = check_items(sample_items(metric), metric.input_type)

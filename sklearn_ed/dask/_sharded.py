@@ -16,9 +16,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from .._strings import check_items
+from ..utils import check_items
 from ..distances import get_metric
-from ..distances._dispatch import scatter_to_workers
+from ..distances import scatter_to_workers
 from ..neighbors import FilterRefineNeighbors
 from ._shards import build_shard, merge_top_k, sample_items, search_shard, shard_size
 
@@ -364,7 +364,7 @@ class _ShardedSupervised(_ShardedBase):
 
     def _votes(self, X):
         """Neighbour targets and their weights (ties broken by index)."""
-        from ..neighbors._supervised import neighbour_weights
+        from ..neighbors import neighbour_weights
 
         distances, _, targets = self._search(X)
         weights = neighbour_weights(distances, self.weights)
@@ -472,7 +472,7 @@ class ShardedFilterRefineClassifier(ClassifierMixin, _ShardedSupervised):
         proba : ndarray of shape (n_queries, n_classes)
             Class probabilities, columns in the order of ``classes_``.
         """
-        from ..neighbors._supervised import vote_shares
+        from ..neighbors import vote_shares
 
         targets, weights = self._votes(X)
         return vote_shares(targets, weights, len(self.classes_))

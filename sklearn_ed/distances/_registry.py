@@ -170,3 +170,15 @@ def callable_metric(function):
 
     name = getattr(function, "__name__", type(function).__name__)
     return Metric(name=name, pairwise=pairwise, input_type="objects", oracle=function)
+
+
+def declare_metric_input(tags, metric):
+    """Estimator tags for the input kind of ``metric``: strings and objects are 1-D."""
+    try:
+        input_type = get_metric(metric).input_type
+    except (TypeError, ValueError):  # invalid metric: fit will say so
+        return tags
+    if input_type != "vectors":
+        tags.input_tags.two_d_array = False
+        tags.input_tags.string = input_type == "strings"
+    return tags

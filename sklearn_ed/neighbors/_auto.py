@@ -21,9 +21,9 @@ embedder and n_candidates", from ``benchmarks/bench_defaults.py``):
 
 from sklearn.preprocessing import FunctionTransformer
 
-from .._cgk import CGKEmbedder
-from .._fastmap import FastMapEmbedder
-from .._qgram_embedder import QGramEmbedder
+from ..embedding import CGKEmbedder
+from ..embedding import FastMapEmbedder
+from ..embedding import QGramEmbedder
 
 _DENSE_ONLY_INDEXES = ("hnsw", "ivf", "nndescent")
 

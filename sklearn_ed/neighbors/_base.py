@@ -17,11 +17,12 @@ from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, St
 from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
-from .._strings import check_items
+from ..utils import check_items
 from ..distances import Metric, available_metrics, candidate_distances, get_metric
 from ..index import INDEX_ALGORITHMS, embed_for_index, embedding_spec, make_index
-from ..index._base import sort_by_value
-from ..utils import declare_metric_input, take_items
+from ..index import sort_by_value
+from ..distances import declare_metric_input
+from ..utils import take_items
 from ._auto import choose_embedder
 from ._batching import (
     FIT_BATCH_SIZE,
@@ -250,7 +251,7 @@ class FilterRefineBase(BaseEstimator):
         path : str
             The directory written.
         """
-        from .._persistence import save
+        from ..utils import save
 
         return save(self, path)
 

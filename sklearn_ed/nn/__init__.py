@@ -13,16 +13,48 @@
   :class:`LearnedCGKPrime` and the Phase 3 net :class:`HashLearningNet`.
 - :mod:`._kernels`: numba kernels of the lookup-table inference and the
   learned CGK' walk.
+- :mod:`._metric_networks` and :mod:`._mining`: the networks, loss and triplet
+  mining of the triplet-mined embedder (Lary, 2022).
+- :mod:`._embedder`: the torch-free half of the neural embedder base (training
+  sample, cached exact distances, batched inference), imported eagerly.
 
 Nothing here knows about strings: the embedders reuse the sampler, the
 losses and the skorch glue with their own module and tensor of encoded inputs.
 """
 
-from ._gru import GRUModule, HashLearningNet, LearnedCGKPrime
-from ._losses import HalfSquaredTripletLoss, PairAbsoluteLoss, TripletApproximationLoss
-from ._modules import CNNEDModule, affine_lookup_table, pad_symbols
-from ._training import ResampleTriplets, TripletNet, resolve_device, torch_threads, seeded_torch
-from ._triplets import TopKTripletDataset, top_k_neighbours
+import importlib
+
+from ._embedder import (NEURAL_PARAMETER_CONSTRAINTS, TORCH_INFERENCE_BATCH, TRAINING_THREADS,
+                        NeuralEmbedderMixin, adapted_n_neighbors, distance_jobs,
+                        inference_module, mean_off_diagonal, squared_euclidean)
+
+# Torch is imported on first use of a torch name, so ``import sklearn_ed`` stays
+# fast for users of the numeric and CGK/q-gram paths.
+_LAZY = {
+    "GRUModule": "_gru", "HashLearningNet": "_gru", "LearnedCGKPrime": "_gru",
+    "HalfSquaredTripletLoss": "_losses", "PairAbsoluteLoss": "_losses",
+    "TripletApproximationLoss": "_losses",
+    "CNNEDModule": "_modules", "affine_lookup_table": "_modules", "pad_symbols": "_modules",
+    "ResampleTriplets": "_training", "TripletNet": "_training", "resolve_device": "_training",
+    "seeded_torch": "_training", "torch_threads": "_training",
+    "TopKTripletDataset": "_triplets", "top_k_neighbours": "_triplets",
+    "lookup_sum": "_kernels",
+    "Conv1dEmbeddingNet": "_metric_networks", "MLPEmbeddingNet": "_metric_networks",
+    "TripletMarginLoss": "_metric_networks",
+    "MineTriplets": "_mining", "MinedTripletDataset": "_mining",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "CNNEDModule",

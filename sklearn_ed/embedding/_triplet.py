@@ -12,9 +12,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._neural import TRAINING_THREADS, distance_jobs, inference_module
-from .distances import Metric, get_metric, symmetric_pairwise_distances
-from .utils import take_items
+from ..nn import TRAINING_THREADS, distance_jobs, inference_module
+from ..distances import Metric, get_metric, symmetric_pairwise_distances
+from ..utils import take_items
 
 # Objects per forward pass in transform (bounded memory).
 _TRANSFORM_BATCH = 1024
@@ -325,7 +325,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return self
 
     def _build_network(self):
-        from .nn._metric_networks import Conv1dEmbeddingNet, MLPEmbeddingNet
+        from ..nn import Conv1dEmbeddingNet, MLPEmbeddingNet
 
         channels, length = self.input_shape_
         if self.network == "mlp":
@@ -346,9 +346,9 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         import torch
         from skorch.callbacks import ProgressBar
 
-        from .nn._metric_networks import TripletMarginLoss
-        from .nn._mining import MinedTripletDataset, MineTriplets
-        from .nn._training import TripletNet, resolve_device, seeded_torch, torch_threads
+        from ..nn import TripletMarginLoss
+        from ..nn import MinedTripletDataset, MineTriplets
+        from ..nn import TripletNet, resolve_device, seeded_torch, torch_threads
 
         device = resolve_device(self.device)
         callbacks = [("mine_triplets", MineTriplets())]
@@ -394,7 +394,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     def _embed(self, arrays):
         import torch
 
-        from .nn._training import torch_threads
+        from ..nn import torch_threads
 
         use_cuda = self.device in ("cuda", "auto") and torch.cuda.is_available()
         device = "cuda" if use_cuda else "cpu"

@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStringEmbedder
-from ._neural import (NEURAL_PARAMETER_CONSTRAINTS, TRAINING_THREADS, NeuralEmbedderMixin,
+from ..nn import (NEURAL_PARAMETER_CONSTRAINTS, TRAINING_THREADS, NeuralEmbedderMixin,
                       adapted_n_neighbors, mean_off_diagonal, squared_euclidean)
 
 # Training pairs used to fit the distance map g.
@@ -244,7 +244,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     def _fit(self, strings):
         import torch
 
-        from .nn import (CNNEDModule, TopKTripletDataset, TripletApproximationLoss,
+        from ..nn import (CNNEDModule, TopKTripletDataset, TripletApproximationLoss,
                          TripletNet, resolve_device, seeded_torch, top_k_neighbours,
                          torch_threads)
 
@@ -304,13 +304,13 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
     def _lookup_table(self):
         if getattr(self, "_lookup", None) is None:
-            from .nn import affine_lookup_table
+            from ..nn import affine_lookup_table
 
             self._lookup = affine_lookup_table(self.module_)
         return self._lookup
 
     def _embed_lookup(self, strings):
-        from .nn._kernels import lookup_sum
+        from ..nn import lookup_sum
 
         table, bias = self._lookup_table()
         symbols, offsets = self.alphabet_.encode(strings)

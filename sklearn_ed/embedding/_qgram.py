@@ -11,8 +11,8 @@ from sklearn.preprocessing import normalize
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._qgrams import CodeTable, drop_unseen, qgram_code_base, qgram_counts
-from ._strings import FIRST_CHAR_SYMBOL, Alphabet, check_strings
+from ..utils import CodeTable, drop_unseen, qgram_code_base, qgram_counts
+from ..utils import FIRST_CHAR_SYMBOL, Alphabet, check_strings
 
 # Characters that pad strings so that their ends form q-grams of their own.
 # Private-use code points: they never occur in ordinary text.

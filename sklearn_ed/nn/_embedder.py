@@ -12,8 +12,8 @@ from joblib import effective_n_jobs
 from sklearn.utils._param_validation import Interval, StrOptions
 from tqdm.auto import tqdm
 
-from ._qgrams import qgram_profiles
-from .distances import candidate_distances, symmetric_pairwise_distances
+from ..utils import qgram_profiles
+from ..distances import candidate_distances, symmetric_pairwise_distances
 
 # Strings per torch forward pass at inference.
 TORCH_INFERENCE_BATCH = 512
@@ -125,7 +125,7 @@ class NeuralEmbedderMixin:
         strings, until ``n_train`` are chosen. Neighbours are found by filter
         and refine: the ``_NEIGHBORHOOD_CANDIDATES`` times as many most
         similar strings by q-gram profile (cosine of q-gram sets,
-        :func:`~sklearn_ed._qgrams.qgram_profiles`), then exact distances to those candidates.
+        :func:`~sklearn_ed.utils.qgram_profiles`), then exact distances to those candidates.
         """
         n, m = len(strings), self.n_train
         size = min(self.neighborhood_size, m)
@@ -190,7 +190,7 @@ class NeuralEmbedderMixin:
         """Triplet resampling, the progress bar at verbose >= 2, then the user's."""
         from skorch.callbacks import ProgressBar
 
-        from .nn import ResampleTriplets
+        from . import ResampleTriplets
 
         callbacks = [("resample_triplets", ResampleTriplets())]
         if self.verbose >= 2:
@@ -200,7 +200,7 @@ class NeuralEmbedderMixin:
         return callbacks
 
     def _pad(self, strings):
-        from .nn import pad_symbols
+        from . import pad_symbols
 
         symbols, offsets = self.alphabet_.encode(strings)
         return pad_symbols(symbols, offsets, self.max_length_)
@@ -217,7 +217,7 @@ class NeuralEmbedderMixin:
         """Run ``module_`` on padded strings in batches of ``TORCH_INFERENCE_BATCH``."""
         import torch
 
-        from .nn import torch_threads
+        from . import torch_threads
 
         padded = self._pad(strings)
         module = inference_module(self.module_, device)

@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import BaseStringEmbedder
-from ._neural import (NEURAL_PARAMETER_CONSTRAINTS, TRAINING_THREADS, NeuralEmbedderMixin,
+from ..nn import (NEURAL_PARAMETER_CONSTRAINTS, TRAINING_THREADS, NeuralEmbedderMixin,
                       adapted_n_neighbors, mean_off_diagonal, squared_euclidean)
 
 _PHASE_NAMES = {1: "absolute loss", 2: "triplet loss", 3: "learned CGK'"}
@@ -264,7 +264,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         import torch
         from skorch.callbacks import PassthroughScoring
 
-        from .nn import (GRUModule, HalfSquaredTripletLoss, HashLearningNet,
+        from ..nn import (GRUModule, HalfSquaredTripletLoss, HashLearningNet,
                          PairAbsoluteLoss, TopKTripletDataset, TripletNet, resolve_device,
                          seeded_torch, top_k_neighbours, torch_threads)
 

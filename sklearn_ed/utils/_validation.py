@@ -1,4 +1,4 @@
-"""Small validation helpers shared across sub-packages."""
+"""Indexing and validation helpers for items and distance matrices."""
 
 from numbers import Integral
 
@@ -10,20 +10,6 @@ def take_items(X, indices):
     if isinstance(X, np.ndarray):
         return X[indices]
     return [X[i] for i in indices]
-
-
-def declare_metric_input(tags, metric):
-    """Estimator tags for the input kind of ``metric``: strings and objects are 1-D."""
-    from .distances import get_metric
-
-    try:
-        input_type = get_metric(metric).input_type
-    except (TypeError, ValueError):  # invalid metric: fit will say so
-        return tags
-    if input_type != "vectors":
-        tags.input_tags.two_d_array = False
-        tags.input_tags.string = input_type == "strings"
-    return tags
 
 
 def check_distance_matrices(exact_distances, embedding_distances, k):

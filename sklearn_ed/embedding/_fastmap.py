@@ -8,9 +8,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._strings import check_strings
-from .distances import Metric, get_metric, pairwise_distances
-from .utils import declare_metric_input
+from ..utils import check_strings
+from ..distances import Metric, get_metric, pairwise_distances
+from ..distances import declare_metric_input
 
 
 class FastMapEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):

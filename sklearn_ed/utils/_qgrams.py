@@ -113,7 +113,7 @@ def qgram_counts(symbols, offsets, q, base, start_marker=-1, end_marker=-1, n_ma
     Parameters
     ----------
     symbols, offsets : ndarray
-        Encoded strings (:meth:`sklearn_ed._strings.Alphabet.encode`).
+        Encoded strings (:meth:`sklearn_ed.utils.Alphabet.encode`).
     q : int
         q-gram length.
     base : numpy.uint64

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ._strings import Alphabet, check_string_lengths, check_strings, resolve_max_length
+from ..utils import Alphabet, check_string_lengths, check_strings, resolve_max_length
 
 # Strings per transform batch: bounds the temporary code-point buffers.
 TRANSFORM_BATCH_SIZE = 8192

@@ -44,8 +44,6 @@ class _Writer:
         return key
 
     def encode(self, value):  # noqa: C901 - one branch per kind of value
-        from .index import BaseIndex
-
         if value is None or isinstance(value, (bool, int, float, str)):
             return {"kind": "value", "value": value}
         if isinstance(value, np.generic):
@@ -66,7 +64,7 @@ class _Writer:
             return {"kind": "class", "class": _qualified(value)}
         if _is_torch_module(value):
             return self._encode_module(value)
-        if isinstance(value, BaseIndex):
+        if _is_index(value):
             state = value.__getstate__()  # the engine index as bytes, no locks
             engine = state.pop("_index")
             return {"kind": "index", "class": _qualified(type(value)),
@@ -180,6 +178,13 @@ def _is_estimator(obj):
     return isinstance(obj, BaseEstimator)
 
 
+def _is_index(value):
+    # The index contract (sklearn_ed.index.BaseIndex), read by duck typing so
+    # that this bottom layer imports nothing above it.
+    return (_allowed(type(value)) and callable(getattr(value, "to_bytes", None))
+            and callable(getattr(value, "load_bytes", None)))
+
+
 def _is_torch_module(value):
     try:
         import torch
@@ -220,8 +225,22 @@ def _import_function(name):
     return function
 
 
+# Where 0.1.0 kept the estimators: directories saved by it still load.
+_MOVED_MODULES = {
+    "sklearn_ed._cgk": "sklearn_ed.embedding._cgk",
+    "sklearn_ed._cnned": "sklearn_ed.embedding._cnned",
+    "sklearn_ed._gru": "sklearn_ed.embedding._gru",
+    "sklearn_ed._triplet": "sklearn_ed.embedding._triplet",
+    "sklearn_ed._fastmap": "sklearn_ed.embedding._fastmap",
+    "sklearn_ed._cluster_metric": "sklearn_ed.embedding._cluster_metric",
+    "sklearn_ed._qgram_embedder": "sklearn_ed.embedding._qgram",
+    "sklearn_ed._strings": "sklearn_ed.utils._strings",
+}
+
+
 def _import_class(name):
     module_name, _, class_name = name.rpartition(".")
+    module_name = _MOVED_MODULES.get(module_name, module_name)
     if not any(f"{module_name}.".startswith(prefix) for prefix in _ALLOWED_PREFIXES):
         raise ValueError(f"refusing to load class {name!r}: only scikit-learn, sklearn-ed "
                          "and torch.nn classes are loaded.")

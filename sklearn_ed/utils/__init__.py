@@ -1,0 +1,15 @@
+"""Building blocks shared by the subpackages: string validation and encoding,
+q-gram counting kernels, item indexing and the plain-file persistence.
+
+This is the bottom layer: it imports nothing else from sklearn-ed. Its names
+are the developer interface between subpackages, not part of the user API
+(which is ``sklearn_ed.__all__`` and each public subpackage's ``__all__``);
+they may change between releases.
+"""
+
+from ._persistence import load, save
+from ._qgrams import (HASH_MULTIPLIER, CodeTable, drop_unseen, qgram_code_base, qgram_counts,
+                      qgram_profiles)
+from ._strings import (FIRST_CHAR_SYMBOL, PAD_SYMBOL, UNKNOWN_SYMBOL, Alphabet, check_items,
+                       check_string_lengths, check_strings, resolve_max_length, to_code_points)
+from ._validation import check_distance_matrices, take_items
