@@ -251,9 +251,9 @@ def kth_exact(exact, k):
 
 
 def returned_recall(returned_distances, exact, k):
-    """Tie-aware top-k recall of returned neighbours.
+    """Tie-aware top-k recall of returned neighbors.
 
-    A returned neighbour (among the first k) counts if its exact distance is
+    A returned neighbor (among the first k) counts if its exact distance is
     at most the query's true k-th smallest exact distance.
     """
     kth = kth_exact(exact, k)

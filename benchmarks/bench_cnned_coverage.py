@@ -1,7 +1,7 @@
 """Why CNN-ED falls short on genome-reads-50k: the training reads barely overlap.
 
 In genome-reads-50k the 1,000 training reads cover a 500,000 bp genome about
-2x, so a training read has few real (overlapping) neighbours among them and
+2x, so a training read has few real (overlapping) neighbors among them and
 the triplets mostly rank unrelated reads. This script evaluates, on the
 genome-reads-50k base and ``--n-query`` of its queries, CNN-ED (defaults,
 50 epochs) trained on:

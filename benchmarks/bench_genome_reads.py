@@ -227,7 +227,7 @@ def main(argv=None):
     filters = sorted({run["filter"] for runs in fr_runs.values() for run in runs})
     print(f"FR filter: {', '.join(filters)} (filter_algorithm={args.filter_algorithm!r}). "
           "FR total = fit (embed + index the base, same for every C) + kneighbors. "
-          f"Recall is tie-aware: a returned neighbour counts if its exact distance <= the "
+          f"Recall is tie-aware: a returned neighbor counts if its exact distance <= the "
           f"query's true k-th distance. Returned distances checked against the exact "
           f"matrix: {wrong_distances} mismatches.")
     print("FR peak RSS = max over the fit phase and this C's kneighbors phase; +RSS = that "
@@ -282,7 +282,7 @@ def main(argv=None):
     print()
     print(speedup_table(needed, len(base), recall_ks, ps,
                         title="Exact distances needed for a share p of queries to get all k "
-                              "true neighbours, and speedup = n_base / that number"))
+                              "true neighbors, and speedup = n_base / that number"))
     print(f"Speedup counts exact distances only (Lary 2022, s5.3); the wall-time ratio above "
           f"also pays for embedding and the Hamming scan. n_base = {len(base)}.")
     print()

@@ -1,4 +1,4 @@
-"""DBSCAN on neighbour graphs of strings: how close to DBSCAN on exact distances.
+"""DBSCAN on neighbor graphs of strings: how close to DBSCAN on exact distances.
 
 Data: the codespell misspellings of 300 English words with at least 8 of
 them each (a seeded sample), plus the words: the DBSCAN gallery example with
@@ -7,10 +7,10 @@ the full exact distance matrix (the reference) and on sparse graphs built by
 sklearn-ed; the adjusted Rand index (ARI) of each against the reference says
 how much of the exact clustering a graph keeps.
 
-- k-nearest-neighbour graphs (``FilterRefineTransformer``, 30 neighbours):
+- k-nearest-neighbor graphs (``FilterRefineTransformer``, 30 neighbors):
   CGK at ``n_candidates=100`` (the example before the defaults), the
   defaults, and ``exact=True``. A kNN graph drops the pairs within ``eps``
-  beyond the 30th neighbour, so dense groups can lose core points;
+  beyond the 30th neighbor, so dense groups can lose core points;
 - the radius graph (``FilterRefineNeighbors.radius_neighbors_graph`` at
   ``radius=eps``) holds every pair within ``eps``: what DBSCAN needs.
 
@@ -72,21 +72,21 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    print_header("DBSCAN on neighbour graphs of misspellings",
+    print_header("DBSCAN on neighbor graphs of misspellings",
                  [f"DBSCAN(eps={EPS}, min_samples={MIN_SAMPLES}); {args.n_jobs} workers"])
     strings = misspelling_groups()
     progress(f"{len(strings)} strings: exact distance matrix")
     full, full_time = timed(lambda: pairwise_distances(strings, n_jobs=args.n_jobs))
     reference = dbscan(full)
     graphs = [
-        (f"kNN graph, CGKEmbedder, n_candidates=100, {N_NEIGHBORS} neighbours",
+        (f"kNN graph, CGKEmbedder, n_candidates=100, {N_NEIGHBORS} neighbors",
          lambda: FilterRefineTransformer(CGKEmbedder(random_state=0), n_neighbors=N_NEIGHBORS,
                                          n_candidates=100, n_jobs=args.n_jobs)
          .fit_transform(strings)),
-        (f"kNN graph, defaults, {N_NEIGHBORS} neighbours",
+        (f"kNN graph, defaults, {N_NEIGHBORS} neighbors",
          lambda: FilterRefineTransformer(n_neighbors=N_NEIGHBORS, n_jobs=args.n_jobs,
                                          random_state=0).fit_transform(strings)),
-        (f"kNN graph, exact=True, {N_NEIGHBORS} neighbours",
+        (f"kNN graph, exact=True, {N_NEIGHBORS} neighbors",
          lambda: FilterRefineTransformer(n_neighbors=N_NEIGHBORS, exact=True,
                                          n_jobs=args.n_jobs, random_state=0)
          .fit_transform(strings)),

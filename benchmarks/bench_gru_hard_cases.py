@@ -6,7 +6,7 @@ learning rates, epochs and training-set size were chosen, seed 1 the training se
 every query has two base strings, its shift by 1-2 positions and its
 substitution of 3-4 positions (Appendix A.3). Top-1 recall with one
 candidate = share of queries whose nearest base string by embedding
-distance is an exact nearest neighbour (ties count).
+distance is an exact nearest neighbor (ties count).
 
 Compared, as in the paper's Table 6:
 
@@ -103,7 +103,7 @@ def main():
         rows.append([name, f"{100 * np.mean(values):.1f} (+/- {100 * np.std(values):.1f})"])
     rows.append(["Identity", f"{100 * recall(identity_distances(test.query, test.base)):.1f}"])
 
-    print(f"exact nearest neighbour of a query: its shift for {100 * shift_nearest:.1f}% "
+    print(f"exact nearest neighbor of a query: its shift for {100 * shift_nearest:.1f}% "
           f"of queries, its substitution for {100 * (1 - shift_nearest - tie):.1f}%, "
           f"tied for {100 * tie:.1f}%")
     print()

@@ -243,7 +243,7 @@ def main(argv=None):
     print("accuracy = the returned nearest word equals codespell's correction (brute force: "
           "ties broken by frequency; FR: ties broken by base index = frequency, among the "
           "candidates).")
-    print("Recall is tie-aware: a returned neighbour counts if its exact distance <= the "
+    print("Recall is tie-aware: a returned neighbor counts if its exact distance <= the "
           f"query's true k-th distance. Returned distances vs the exact matrix: "
           f"{wrong_distances} mismatches. FR total = fit + kneighbors; FR peak RSS = max "
           "over fit and this C's kneighbors; +RSS = that peak minus the RSS before fit.")
@@ -297,7 +297,7 @@ def main(argv=None):
     print()
     print(speedup_table(needed, len(base), recall_ks, ps,
                         title="Exact distances needed for a share p of queries to get all k "
-                              "true neighbours, and speedup = n_base / that number"))
+                              "true neighbors, and speedup = n_base / that number"))
     print("Speedup counts exact distances only (Lary 2022, s5.3); the wall-time ratio above "
           f"also pays for embedding and the Hamming scan. n_base = {len(base)}.")
     print()

@@ -4,7 +4,7 @@ For every method (R = network trained on completely random triplets,
 FastMap, and the six mined strategies GR, GG, GC, RR, RG, RC) and every
 dimension d in ``--dims``, the base set is embedded, each query is embedded,
 and the number of exact distances a filter-and-refine search needs to return
-all k true neighbours of p% of the queries is measured
+all k true neighbors of p% of the queries is measured
 (``sklearn_ed.metrics.exact_distances_needed``). As in the thesis, each
 cell reports the best (smallest) number over the dimensions, and the
 speedup n_base / that number. FastMap's count includes the 2d exact

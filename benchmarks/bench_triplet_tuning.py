@@ -5,7 +5,7 @@ part of its base set (``--n-val`` objects, seeds ``--val-seeds``) is held out
 as validation queries, the networks train on the rest of the base (all of
 it, ``n_train=None``) and are scored by the same 9 cells (exact distances
 needed for p = 90/95/99% of the validation queries to get their k = 1/10/50
-true neighbours). With several split seeds, each model is trained and
+true neighbors). With several split seeds, each model is trained and
 scored once per split and the choice pools the cells of all splits (small
 data sets: a few dozen validation queries make a single split noisy).
 FastMap (d = 8, 16, 32, +2d exact distances per query) is the reference; R

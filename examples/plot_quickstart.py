@@ -20,7 +20,7 @@ number of candidates from the data, and estimates its own recall.
 # genome shipped with ``pyrodigal``. The ``genome-reads-50k`` benchmark
 # (:func:`~sklearn_ed.datasets.load_genome_reads_benchmark`) draws 52,000
 # reads from 500,000 bp, about 100x coverage, so that every read has real
-# overlapping neighbours. To keep this example fast we keep the same coverage
+# overlapping neighbors. To keep this example fast we keep the same coverage
 # on a smaller scale: 2,050 reads from the first 20,000 bp, split into 50
 # queries and a base set of 2,000 reads.
 import time
@@ -50,7 +50,7 @@ brute_time = time.perf_counter() - start
 print(f"brute force: {exact.size:,} edit distances in {brute_time:.2f} s")
 
 k = 10
-# Distance of each query's 10th nearest read: a returned neighbour is correct
+# Distance of each query's 10th nearest read: a returned neighbor is correct
 # when its exact distance is at most this (ties count as correct).
 kth_distance = np.sort(exact, axis=1)[:, k - 1]
 
@@ -66,7 +66,7 @@ kth_distance = np.sort(exact, axis=1)[:, k - 1]
 #
 # ``n_candidates="auto"`` is settled at fit by a recall check: a seeded
 # sample of base reads is searched as queries and compared with its exact
-# neighbours, and the smallest candidate count reaching ``target_recall``
+# neighbors, and the smallest candidate count reaching ``target_recall``
 # (0.95) is kept, with the estimate and its standard error as attributes.
 search = FilterRefineNeighbors(n_neighbors=k, n_jobs=-1, random_state=0)
 start = time.perf_counter()

@@ -1,4 +1,4 @@
-"""sklearn-ed: nearest neighbours under expensive distances, for scikit-learn.
+"""sklearn-ed: nearest neighbors under expensive distances, for scikit-learn.
 
 Strings (or any objects) are embedded into vectors; candidates are filtered
 by cheap vector distance and refined with the exact distance.
@@ -6,22 +6,22 @@ by cheap vector distance and refined with the exact distance.
 
 from .embedding import (
     CGKEmbedder,
-    CNNEDEmbedder,
     ClusterMetricLearner,
+    CNNEDEmbedder,
     FastMapEmbedder,
     GRUEmbedder,
     QGramEmbedder,
     TripletMinedEmbedder,
 )
-from .utils import load, save
 from .neighbors import (
     FilterRefineClassifier,
     FilterRefineNeighbors,
     FilterRefineRegressor,
     FilterRefineTransformer,
 )
+from .utils import load, save
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 __all__ = [
     "CGKEmbedder",

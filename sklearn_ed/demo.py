@@ -41,7 +41,7 @@ def filter_refine(search, queries, label):
 
 
 def recall_of(indices, exact, k):
-    """Share of returned neighbours within the true k-th distance (tie-aware)."""
+    """Share of returned neighbors within the true k-th distance (tie-aware)."""
     kth = np.partition(exact, k - 1, axis=1)[:, k - 1]
     return float((np.take_along_axis(exact, indices, axis=1) <= kth[:, None]).mean())
 

@@ -20,7 +20,7 @@ from sklearn_ed.nn import (
     TripletApproximationLoss,
     affine_lookup_table,
     pad_symbols,
-    top_k_neighbours,
+    top_k_neighbors,
 )
 
 from _testing import mutate, random_strings
@@ -91,13 +91,13 @@ def test_triplets_come_from_top_k_and_positive_is_closer():
     rng = np.random.default_rng(0)
     points = rng.normal(size=(30, 2))
     distances = np.round(cdist(points, points) * 10).astype(np.int32)
-    neighbours = top_k_neighbours(distances, 5)
-    assert not (neighbours == np.arange(30)[:, None]).any()
-    dataset = TopKTripletDataset(distances, neighbours, n_triplets=200, scale=2.0,
+    neighbors = top_k_neighbors(distances, 5)
+    assert not (neighbors == np.arange(30)[:, None]).any()
+    dataset = TopKTripletDataset(distances, neighbors, n_triplets=200, scale=2.0,
                                  random_state=0)
     indices, scaled = dataset.indices.numpy(), dataset.triplet_distances.numpy()
     anchor, positive, negative = indices.T
-    assert all(p in neighbours[a] and n in neighbours[a] and p != n
+    assert all(p in neighbors[a] and n in neighbors[a] and p != n
                for a, p, n in indices)
     assert (distances[anchor, positive] <= distances[anchor, negative]).all()
     np.testing.assert_allclose(scaled[:, 2] * 2.0, distances[positive, negative])

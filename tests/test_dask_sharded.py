@@ -48,7 +48,7 @@ def single_process(estimator_class, sharded, **params):
 
 
 @pytest.mark.parametrize("n_shards", [1, 2, 3])
-def test_sharded_neighbours_equal_one_process_with_ties(client, words, n_shards):
+def test_sharded_neighbors_equal_one_process_with_ties(client, words, n_shards):
     base, queries = words
     sharded = ShardedFilterRefineNeighbors(n_neighbors=7, n_candidates=1.0, check_recall=False,
                                            n_shards=n_shards, client=client).fit(base)

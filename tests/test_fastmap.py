@@ -27,7 +27,7 @@ def test_new_objects_use_two_exact_distances_per_coordinate():
     assert abs(coordinates[0, 0] - reference[0, 0]) == pytest.approx(5.0, abs=1e-5)
 
 
-def test_string_embedding_preserves_neighbours(families):
+def test_string_embedding_preserves_neighbors(families):
     strings, labels = families
     embedder = FastMapEmbedder(n_components=16, random_state=0).fit(strings)
     embedded = embedder.transform(strings)

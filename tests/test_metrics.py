@@ -39,7 +39,7 @@ def test_exact_distances_needed_and_speedup_hand_computed():
 def test_ties_in_exact_distance_count_for_any_tied_item():
     exact = np.array([[1.0, 1.0, 1.0, 9.0]])
     embedded = np.array([[0.3, 0.2, 0.1, 0.0]])
-    # Any of the three items at distance 1 is a valid nearest neighbour.
+    # Any of the three items at distance 1 is a valid nearest neighbor.
     assert top_k_recall(exact, embedded, k=1, n_candidates=2) == 1.0
     np.testing.assert_array_equal(exact_distances_needed(exact, embedded, k=1), [2])
 

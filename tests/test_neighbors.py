@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 from scipy import sparse
 from sklearn.cluster import DBSCAN
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.manifold import TSNE
-from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, KNeighborsTransformer
 
 from sklearn_ed import (
     CGKEmbedder,
@@ -65,7 +66,7 @@ def test_returned_distances_are_exact_with_few_candidates(families):
     assert (np.diff(distances, axis=1) >= 0).all()
 
 
-def test_filter_finds_most_true_neighbours_with_few_candidates(families):
+def test_filter_finds_most_true_neighbors_with_few_candidates(families):
     """CGK candidates beat random candidates at the same budget."""
     strings, labels = families
     search = FilterRefineNeighbors(CGKEmbedder(n_repetitions=3, random_state=0),
@@ -126,13 +127,17 @@ def test_transformer_feeds_dbscan_and_tsne():
     labels = DBSCAN(eps=2, min_samples=3, metric="precomputed").fit_predict(graph)
     np.testing.assert_array_equal(labels, np.repeat([0, 1, 2], 4))
     wider = FilterRefineTransformer(n_neighbors=4, random_state=0).fit_transform(strings)
-    embedding = TSNE(metric="precomputed", init="random", perplexity=1,
-                     random_state=0).fit_transform(wider)
-    assert embedding.shape == (12, 2)
+    exact_graph = KNeighborsTransformer(n_neighbors=4, metric="precomputed").fit_transform(
+        pairwise_distances(strings))
+    tsne = TSNE(metric="precomputed", init="random", perplexity=1, random_state=0)
+    embedding = tsne.fit_transform(wider)
+    np.testing.assert_allclose(embedding, clone(tsne).fit_transform(exact_graph))
+    nearest = np.argsort(np.linalg.norm(embedding[:, None] - embedding[None], axis=2))[:, 1]
+    np.testing.assert_array_equal(nearest // 4, np.arange(12) // 4)
 
 
 def test_classifier_and_regressor_vote_like_sklearn(families):
-    """Same votes as KNeighbors* on the exact neighbours (ties broken by index)."""
+    """Same votes as KNeighbors* on the exact neighbors (ties broken by index)."""
     strings, labels = families
     train, test = np.arange(0, 120, 2), np.arange(1, 120, 2)
     train_strings, test_strings = [strings[i] for i in train], [strings[i] for i in test]
@@ -246,7 +251,7 @@ def test_unseen_characters_and_long_queries_are_handled():
     assert indices[0, 0] == 0 and distances[0, 0] == 2
 
 
-def test_too_many_neighbours_is_rejected():
+def test_too_many_neighbors_is_rejected():
     search = FilterRefineNeighbors(n_neighbors=2).fit(["a", "b", "c"])
     with pytest.raises(ValueError, match="n_neighbors <= n_samples_fit = 3, but n_neighbors = 4"):
         search.kneighbors(["a"], n_neighbors=4)
@@ -254,7 +259,7 @@ def test_too_many_neighbours_is_rejected():
         search.kneighbors(n_neighbors=3)
 
 
-def test_fewer_candidates_than_neighbours_is_rejected():
+def test_fewer_candidates_than_neighbors_is_rejected():
     with pytest.raises(ValueError, match="fewer than n_neighbors=5.*Increase n_candidates"):
         FilterRefineNeighbors(n_neighbors=5, n_candidates=3).fit(list("abcdefgh"))
     search = FilterRefineNeighbors(n_neighbors=2, n_candidates=3).fit(list("abcdefgh"))

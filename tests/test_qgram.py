@@ -62,7 +62,7 @@ def test_bad_q():
         QGramEmbedder(q=5, padding=False).fit(["abc", "ab"])
 
 
-def test_filter_refine_with_q_grams_finds_the_exact_neighbours(families):
+def test_filter_refine_with_q_grams_finds_the_exact_neighbors(families):
     strings, _ = families
     search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3, n_candidates=15).fit(strings)
     queries = [s[1:] + "A" for s in strings]

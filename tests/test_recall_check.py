@@ -97,7 +97,7 @@ def test_target_recall_outside_the_unit_interval_is_rejected(target):
         FilterRefineNeighbors(target_recall=target).fit(["a", "b"])
 
 
-def test_radius_on_long_strings_finds_its_neighbours(reads):
+def test_radius_on_long_strings_finds_its_neighbors(reads):
     base, queries, exact = reads
     search = FilterRefineNeighbors(n_neighbors=10, random_state=0).fit(base)
     assert search._bound is None  # the calibrated embedding threshold, not the bound

@@ -10,6 +10,7 @@ from sklearn_ed import FilterRefineClassifier, TripletMinedEmbedder
 from sklearn_ed.distances import symmetric_pairwise_distances
 from sklearn_ed.distances import get_metric, make_dtw_metric, pairwise_distances
 from sklearn_ed.metrics import exact_distance_speedup
+from sklearn_ed.nn import top_k_neighbors
 from sklearn_ed.nn._metric_networks import Conv1dEmbeddingNet, MLPEmbeddingNet, TripletMarginLoss
 from sklearn_ed.nn._mining import (
     MAX_MARGIN_RATIO,
@@ -17,7 +18,6 @@ from sklearn_ed.nn._mining import (
     draw_negatives,
     draw_positives,
     mine_triplets,
-    nearest_neighbours,
     random_triplets,
     triplet_margins,
 )
@@ -53,7 +53,7 @@ def test_random_positive_is_uniform_over_the_n_nearest(toy):
     anchor, k = 5, 4
     observed = _frequencies(lambda rng: draw_positives(distances, k, "random", rng)[anchor], 12)
     expected = np.zeros(12)
-    expected[nearest_neighbours(distances, k)[anchor]] = 1 / k
+    expected[top_k_neighbors(distances, k)[anchor]] = 1 / k
     _assert_close(observed, expected)
 
 
@@ -62,7 +62,7 @@ def test_gaussian_positive_follows_s42_weights(toy):
     anchor, k = 5, 3
     observed = _frequencies(lambda rng: draw_positives(distances, k, "gaussian", rng)[anchor], 12)
     kth = np.sort(np.delete(distances[anchor], anchor))[k - 1]
-    sigma = kth / 3  # the k-th neighbour lies at 3 sigma
+    sigma = kth / 3  # the k-th neighbor lies at 3 sigma
     weights = np.exp(-distances[anchor] ** 2 / (2 * sigma ** 2))
     weights[anchor] = 0
     weights[distances[anchor] == distances[anchor].max()] = 0  # no farther negative
@@ -178,7 +178,7 @@ def test_adaptive_margin_scales_with_the_exact_gap(toy):
     distances, _ = toy
     triplets = np.array([[5, 6, 7], [5, 6, 11], [0, 1, 2]])
     assert (triplet_margins(distances, triplets, 0.2) == np.float32(0.2)).all()
-    scales = anchor_scales(distances, nearest_neighbours(distances, 3))
+    scales = anchor_scales(distances, top_k_neighbors(distances, 3))
     np.testing.assert_allclose(scales, np.sort(distances, axis=1)[:, 3])  # 3rd nearest other
     margins = triplet_margins(distances, triplets, 0.2, scales)
     gaps = distances[triplets[:, 0], triplets[:, 2]] - distances[triplets[:, 0], triplets[:, 1]]
@@ -186,7 +186,7 @@ def test_adaptive_margin_scales_with_the_exact_gap(toy):
     np.testing.assert_allclose(margins, expected, rtol=1e-6)
     assert margins[1] > margins[0] > 0  # a farther negative asks for a wider gap
     duplicates = np.array([[0.0, 0.0, 2.0], [0.0, 0.0, 4.0], [2.0, 4.0, 0.0]])
-    scales = anchor_scales(duplicates, nearest_neighbours(duplicates, 1))
+    scales = anchor_scales(duplicates, top_k_neighbors(duplicates, 1))
     assert scales[0] == scales[1] == 2.0 and scales[2] == 2.0  # zero scale: mean of the others
 
 
@@ -209,7 +209,7 @@ def test_training_distances_match_the_oracles():
 # ---------------------------------------------------------------- estimator
 @pytest.fixture(scope="module")
 def walks():
-    """Three families of random walks (univariate series with neighbours)."""
+    """Three families of random walks (univariate series with neighbors)."""
     rng = np.random.RandomState(0)
     bases = np.cumsum(rng.normal(size=(3, 24)), axis=1)
     return np.vstack([base + 0.3 * rng.normal(size=(20, 24)) for base in bases])
@@ -254,7 +254,7 @@ def test_fit_computes_the_same_distances_it_can_be_given(walks):
 
 
 @pytest.mark.parametrize("adaptive_margin", [False, True])
-def test_training_improves_neighbour_retrieval(adaptive_margin):
+def test_training_improves_neighbor_retrieval(adaptive_margin):
     # Bumps of random position, width and height: DTW ignores the position,
     # an untrained network does not.
     rng = np.random.RandomState(0)

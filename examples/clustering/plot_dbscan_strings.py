@@ -1,11 +1,11 @@
 """
 =============================================================
-Clustering misspellings with DBSCAN and a neighbour graph
+Clustering misspellings with DBSCAN and a neighbor graph
 =============================================================
 
 scikit-learn estimators that accept ``metric="precomputed"`` (``DBSCAN``,
 ``TSNE``, ``Isomap``, ``SpectralClustering``...) also accept a sparse graph of
-nearest-neighbour distances, as produced by
+nearest-neighbor distances, as produced by
 :class:`sklearn.neighbors.KNeighborsTransformer`.
 :class:`~sklearn_ed.FilterRefineTransformer` builds that graph for strings
 under the exact edit distance, computing only a few hundred edit distances
@@ -60,10 +60,10 @@ print(f"{len(strings)} strings in {len(words)} groups, e.g. "
 # Each string gets its 30 nearest strings under edit distance (filtered by
 # the default embedder, q-gram profiles for strings, and refined exactly).
 # In the ``"distance"`` mode the graph also
-# stores each string as its own neighbour at distance 0, as
+# stores each string as its own neighbor at distance 0, as
 # ``KNeighborsTransformer`` does. DBSCAN then treats strings within edit
-# distance ``eps`` as neighbours; the graph must hold every pair closer than
-# ``eps`` that matters, which 30 neighbours per string does here.
+# distance ``eps`` as neighbors; the graph must hold every pair closer than
+# ``eps`` that matters, which 30 neighbors per string does here.
 graph = FilterRefineTransformer(n_neighbors=30)
 model = make_pipeline(graph, DBSCAN(metric="precomputed", eps=2.5, min_samples=2))
 predicted = model.fit_predict(strings)
@@ -91,8 +91,8 @@ print(f"agreement with the graph version (n_candidates_={model[0].n_candidates_}
 # A t-SNE map from the same graph
 # -------------------------------
 # ``TSNE(metric="precomputed")`` accepts the same sparse graph; it needs about
-# ``3 * perplexity + 1`` neighbours per string, so ``perplexity=9`` fits the 31
-# entries per row (30 neighbours plus the string itself). A sparse graph
+# ``3 * perplexity + 1`` neighbors per string, so ``perplexity=9`` fits the 31
+# entries per row (30 neighbors plus the string itself). A sparse graph
 # requires ``init="random"``.
 embedding = TSNE(
     metric="precomputed", init="random", perplexity=9, max_iter=500, random_state=0

@@ -27,7 +27,7 @@ cores; the benchmarks page has the standard configurations (50,000 reads of
 # -------------------------------------------------------------
 # CNN-ED computes the exact distances between its training strings once
 # (rapidfuzz, cached in ``train_distances_``), draws triplets from each
-# string's nearest neighbours and trains the network through skorch. CGK
+# string's nearest neighbors and trains the network through skorch. CGK
 # needs no training. The exact query-base distances are the ground truth.
 import time
 import warnings

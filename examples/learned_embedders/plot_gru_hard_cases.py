@@ -6,7 +6,7 @@ GRU embedding on hard cases: what Phase 3 (learned CGK') adds
 :class:`~sklearn_ed.GRUEmbedder` (Zhang, Yuan and Indyk, 2020) trains a
 two-layer GRU in three phases: an absolute loss that makes the embedding
 distance match the edit distance (Phase 1), a triplet loss that orders
-neighbours (Phase 2), and Phase 3, which passes the GRU's step vectors
+neighbors (Phase 2), and Phase 3, which passes the GRU's step vectors
 through CGK', a random walk that writes every step once or twice, with the
 hash table and threshold of that walk learned alongside the network.
 
@@ -17,7 +17,7 @@ three or four positions (small Hamming distance). This example reproduces
 the paper's Table 6 at a small size (queries of 40 bases instead of genome
 prefixes, so that it runs in seconds): top-1 recall with a single
 candidate, i.e. how often the nearest base string in the embedding is an
-exact nearest neighbour.
+exact nearest neighbor.
 """
 
 # %%

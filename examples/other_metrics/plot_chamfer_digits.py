@@ -6,18 +6,18 @@ Chamfer-distance search in digits
 The chamfer distance compares the edge pixels of two images: the mean
 distance from each edge pixel to the nearest edge pixel of the other image,
 symmetrised. It is a good shape distance but has no vector form, so a
-nearest-neighbour search must compute it against the whole base.
+nearest-neighbor search must compute it against the whole base.
 
 :class:`~sklearn_ed.TripletMinedEmbedder` trains the thesis' MLP (200-100-50-d,
 sigmoid output) with mined triplets so that Euclidean distance between the
-embedded images ranks neighbours like the chamfer distance, and
+embedded images ranks neighbors like the chamfer distance, and
 :class:`~sklearn_ed.FilterRefineNeighbors` uses it to compute the chamfer
 distance to a few candidates only. We compare with
 :class:`~sklearn_ed.FastMapEmbedder`.
 
 The network is given the digits' *edge maps*, the very pixels the chamfer
 distance compares, rather than their grey levels: on sklearn's digits this
-input ranks chamfer neighbours far better (see the benchmarks page).
+input ranks chamfer neighbors far better (see the benchmarks page).
 """
 
 # %%
@@ -64,7 +64,7 @@ for name, embedder in {
 
 # %%
 # Left: the recall-item curve, the share of each query's 5 exact nearest
-# neighbours among its first C candidates by embedding distance.
+# neighbors among its first C candidates by embedding distance.
 exact = pairwise_distances(queries, base, metric=chamfer_on_images)
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
 for name, search in searches.items():
@@ -78,14 +78,14 @@ left.set_ylabel("top-5 recall")
 left.legend()
 left.grid(True)
 
-# Right: the 5 neighbours returned for a few queries (25 chamfer distances
+# Right: the 5 neighbors returned for a few queries (25 chamfer distances
 # each instead of 500), shown as the grey-level digits they come from.
-_, neighbours = searches["TripletMined (RG)"].kneighbors(queries[:4])
+_, neighbors = searches["TripletMined (RG)"].kneighbors(queries[:4])
 grey_base, grey_queries = images[order[:500]], images[order[500:600]]
 right.axis("off")
 for row in range(4):
     for column, image in enumerate([grey_queries[row]]
-                                   + [grey_base[i] for i in neighbours[row]]):
+                                   + [grey_base[i] for i in neighbors[row]]):
         axis = fig.add_axes([0.55 + 0.07 * column, 0.7 - 0.2 * row, 0.06, 0.18])
         axis.imshow(image, cmap="gray_r")
         axis.set_xticks([])

@@ -16,10 +16,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ..utils import check_items
-from ..distances import get_metric
-from ..distances import scatter_to_workers
+from ..distances import get_metric, scatter_to_workers
 from ..neighbors import FilterRefineNeighbors
+from ..utils import check_items
 from ._shards import build_shard, merge_top_k, sample_items, search_shard, shard_size
 
 # Queries sent to the shards at once: the query batch travels once per
@@ -154,7 +153,7 @@ class _ShardedBase(BaseEstimator):
 
     # ------------------------------------------------------------ queries
     def kneighbors(self, X, n_neighbors=None, return_distance=True):
-        """Exact-distance neighbours of each query, over every shard.
+        """Exact-distance neighbors of each query, over every shard.
 
         Parameters
         ----------
@@ -162,7 +161,7 @@ class _ShardedBase(BaseEstimator):
             Items of the kind the base holds. A Dask bag, array or series
             gives Dask arrays back.
         n_neighbors : int, default=None
-            Neighbours per query; defaults to the constructor's value.
+            Neighbors per query; defaults to the constructor's value.
         return_distance : bool, default=True
             Whether to return the distances.
 
@@ -262,7 +261,7 @@ def _delayed_partitions(X, n_shards):
 
 
 class ShardedFilterRefineNeighbors(_ShardedBase):
-    """Filter-and-refine neighbours over a base sharded on a Dask cluster.
+    """Filter-and-refine neighbors over a base sharded on a Dask cluster.
 
     The parameters of :class:`~sklearn_ed.FilterRefineNeighbors` apply to
     every shard; the embedder is fitted once, on a seeded sample of the
@@ -277,7 +276,7 @@ class ShardedFilterRefineNeighbors(_ShardedBase):
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
     n_neighbors : int, default=5
-        Neighbours per query.
+        Neighbors per query.
     n_candidates : int, float or "auto", default="auto"
         Candidates per query and shard.
     target_recall : float, default=0.95
@@ -363,11 +362,11 @@ class _ShardedSupervised(_ShardedBase):
     }
 
     def _votes(self, X):
-        """Neighbour targets and their weights (ties broken by index)."""
-        from ..neighbors import neighbour_weights
+        """Neighbor targets and their weights (ties broken by index)."""
+        from ..neighbors import neighbor_weights
 
         distances, _, targets = self._search(X)
-        weights = neighbour_weights(distances, self.weights)
+        weights = neighbor_weights(distances, self.weights)
         return targets, np.ones_like(distances) if weights is None else weights
 
 
@@ -375,9 +374,9 @@ class ShardedFilterRefineClassifier(ClassifierMixin, _ShardedSupervised):
     """k-NN classification over a base sharded on a Dask cluster.
 
     As :class:`ShardedFilterRefineNeighbors`; each shard keeps the labels of
-    its items, returns them with its neighbours, and the votes are counted
+    its items, returns them with its neighbors, and the votes are counted
     after the merge, as :class:`~sklearn_ed.FilterRefineClassifier` counts
-    them with ``ties="index"`` (the k-th neighbour is the one of smaller
+    them with ``ties="index"`` (the k-th neighbor is the one of smaller
     index: shards do not see each other's ties).
 
     Parameters
@@ -387,7 +386,7 @@ class ShardedFilterRefineClassifier(ClassifierMixin, _ShardedSupervised):
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
     n_neighbors : int, default=5
-        Voting neighbours.
+        Voting neighbors.
     weights : {"uniform", "distance"} or callable, default="uniform"
         Vote weights, as in scikit-learn.
     n_candidates : int, float or "auto", default="auto"
@@ -460,7 +459,7 @@ class ShardedFilterRefineClassifier(ClassifierMixin, _ShardedSupervised):
         return self._fit_shards(X, encoded)
 
     def predict_proba(self, X):
-        """Share of (weighted) neighbour votes for each class.
+        """Share of (weighted) neighbor votes for each class.
 
         Parameters
         ----------
@@ -496,7 +495,7 @@ class ShardedFilterRefineClassifier(ClassifierMixin, _ShardedSupervised):
 class ShardedFilterRefineRegressor(RegressorMixin, _ShardedSupervised):
     """k-NN regression over a base sharded on a Dask cluster.
 
-    As :class:`ShardedFilterRefineClassifier`, averaging the neighbours'
+    As :class:`ShardedFilterRefineClassifier`, averaging the neighbors'
     targets as :class:`~sklearn_ed.FilterRefineRegressor` does with
     ``ties="index"``.
 
@@ -507,7 +506,7 @@ class ShardedFilterRefineRegressor(RegressorMixin, _ShardedSupervised):
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
     n_neighbors : int, default=5
-        Neighbours averaged.
+        Neighbors averaged.
     weights : {"uniform", "distance"} or callable, default="uniform"
         Weights of the average.
     n_candidates : int, float or "auto", default="auto"
@@ -578,7 +577,7 @@ class ShardedFilterRefineRegressor(RegressorMixin, _ShardedSupervised):
         return self._fit_shards(X, y)
 
     def predict(self, X):
-        """Weighted mean target of the neighbours of each query.
+        """Weighted mean target of the neighbors of each query.
 
         Parameters
         ----------

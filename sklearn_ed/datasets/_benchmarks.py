@@ -39,7 +39,7 @@ def load_genome_reads_benchmark(n_base=50_000, n_query=1_000, n_train=1_000, ran
     ``random_state``, then split by :func:`train_query_base_split` into
     train, query and base sets, drawing the permutation from the same random
     generator (continued after the simulation). The defaults give about 100x
-    coverage, so every query has real overlapping neighbours.
+    coverage, so every query has real overlapping neighbors.
 
     Parameters
     ----------

@@ -39,7 +39,7 @@ def make_hard_cases(n_queries, *, length=100, random_state=0):
     two positions and its substitution of three or four positions. Embeddings
     that see a string as a sequence of aligned positions (the identity,
     a network without Phase 3) mistake the substitution for the nearest
-    neighbour when the shift is the nearest. Needs the ``pyrodigal`` package
+    neighbor when the shift is the nearest. Needs the ``pyrodigal`` package
     (``pip install 'sklearn-ed[datasets]'``).
 
     Parameters

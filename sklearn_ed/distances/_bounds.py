@@ -20,8 +20,14 @@ Theoretical Computer Science 92(1): 191-211, 1992.
 import numpy as np
 from scipy import sparse
 
-from ..utils import HASH_MULTIPLIER, CodeTable, qgram_code_base, qgram_counts
-from ..utils import Alphabet, check_strings
+from ..utils import (
+    HASH_MULTIPLIER,
+    Alphabet,
+    CodeTable,
+    check_strings,
+    qgram_code_base,
+    qgram_counts,
+)
 
 
 def _numbered_qgram_keys(strings, alphabet, q):

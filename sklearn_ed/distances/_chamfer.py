@@ -46,7 +46,7 @@ def chamfer_oracle(a, b):
 
 
 def _edge_masks(images, threshold):
-    """Boolean edge masks (n, height, width): "on" pixels with an "off" 4-neighbour."""
+    """Boolean edge masks (n, height, width): "on" pixels with an "off" 4-neighbor."""
     if isinstance(images, np.ndarray) and images.dtype == object:
         images = list(images)  # validated samples: an object array of images
     images = np.asarray(images, dtype=np.float64)
@@ -67,7 +67,7 @@ def images_to_point_sets(images, threshold=None):
 
     A pixel is "on" when its value exceeds ``threshold`` (default: half the
     image's maximum); its edge pixels are the "on" pixels with an "off"
-    4-neighbour, as in chamfer matching of binary images.
+    4-neighbor, as in chamfer matching of binary images.
 
     Parameters
     ----------
@@ -100,10 +100,10 @@ def edge_images(images, threshold=None):
 
     Edge maps are what the chamfer distance compares, so they are a better
     input for a network learning it than grey levels (on sklearn's digits,
-    Euclidean distance between edge maps ranks chamfer neighbours far better
+    Euclidean distance between edge maps ranks chamfer neighbors far better
     than between the grey-level pixels; see ``docs/benchmarks.rst``). Taking
     the edges again changes nothing: an edge pixel always has an "off"
-    4-neighbour, so ``chamfer_image`` gives the same distances on
+    4-neighbor, so ``chamfer_image`` gives the same distances on
     ``edge_images(X)`` (default ``threshold``) as on ``X``, and both a network
     and the exact metric can be given the edge maps.
 

@@ -13,8 +13,7 @@ from functools import partial
 import numpy as np
 from joblib import effective_n_jobs
 
-from ..utils import check_items
-from ..utils import take_items
+from ..utils import check_items, take_items
 from ._dispatch import default_backend, map_chunks, n_workers, query_chunks
 from ._registry import get_metric
 

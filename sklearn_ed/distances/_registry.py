@@ -1,7 +1,7 @@
 """Registry of exact distances with capability flags.
 
 A metric is a :class:`Metric`: a name, a batched ``pairwise`` function and
-flags telling the neighbour estimators how to use it. DTW, chamfer or a user
+flags telling the neighbor estimators how to use it. DTW, chamfer or a user
 metric join with :func:`register_metric`; a plain callable
 ``metric(x, y) -> float`` is wrapped on the fly by :func:`get_metric`.
 """
@@ -158,7 +158,7 @@ def callable_metric(function):
     """Wrap a Python callable ``function(x, y) -> float`` as a Metric.
 
     The callable is called once per pair (it cannot be batched); the
-    neighbour estimators still call it only on filtered candidates.
+    neighbor estimators still call it only on filtered candidates.
     """
 
     def pairwise(X, Y, score_cutoff=None):

@@ -10,7 +10,12 @@ Subclasses implement ``_fit(strings)`` and ``_embed_batch(strings)``.
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -35,6 +40,7 @@ class BaseStringEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         "on_long_string": [StrOptions({"truncate", "error"})],
     }
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the alphabet and padding length, then fit the embedding.
 
@@ -50,7 +56,6 @@ class BaseStringEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         self : object
             Fitted embedder.
         """
-        self._validate_params()
         strings = check_strings(X)
         self.alphabet_ = Alphabet.from_strings(strings)
         self.max_length_ = resolve_max_length(strings, self.max_length)

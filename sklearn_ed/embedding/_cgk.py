@@ -66,7 +66,7 @@ class CGKEmbedder(BaseStringEmbedder):
 
     See Also
     --------
-    FilterRefineNeighbors : Nearest neighbours filtered by an embedding.
+    FilterRefineNeighbors : Nearest neighbors filtered by an embedding.
 
     References
     ----------

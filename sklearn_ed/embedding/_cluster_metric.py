@@ -103,7 +103,7 @@ class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     See Also
     --------
     sklearn.neighbors.NeighborhoodComponentsAnalysis : Iterative supervised
-        metric learning for nearest-neighbour classification.
+        metric learning for nearest-neighbor classification.
     sklearn.decomposition.TruncatedSVD : The dimensionality reduction the
         paper applies first to sparse text features.
 
@@ -122,7 +122,7 @@ class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     ``M`` does not change when the data are multiplied by a constant. With
     ``cluster_weights=None`` and a non-singular ``A`` it is proportional to
     the metric of Relevant Component Analysis (the inverse of the pooled
-    within-cluster covariance), so both rank neighbours identically.
+    within-cluster covariance), so both rank neighbors identically.
 
     References
     ----------

@@ -3,15 +3,19 @@
 from numbers import Integral, Real
 
 import numpy as np
-
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..nn import (
+    NEURAL_PARAMETER_CONSTRAINTS,
+    NeuralEmbedderMixin,
+    adapted_n_neighbors,
+    mean_off_diagonal,
+    squared_euclidean,
+)
 from ._base import BaseStringEmbedder
-from ..nn import (NEURAL_PARAMETER_CONSTRAINTS, TRAINING_THREADS, NeuralEmbedderMixin,
-                      adapted_n_neighbors, mean_off_diagonal, squared_euclidean)
 
 # Training pairs used to fit the distance map g.
 _MAP_PAIRS = 200_000
@@ -28,7 +32,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     per-triplet margin ``d(a, n) - d(a, p)`` plus ``alpha`` times the
     approximation error over the three pairs; triplets draw their positive
     and negative from the anchor's exact top-``n_neighbors`` training
-    neighbours (the closer one is the positive), 64 per batch, Adam.
+    neighbors (the closer one is the positive), 64 per batch, Adam.
 
     Edit distances are divided by their mean over training pairs during
     training (as in the authors' code), so embedding distances are in those
@@ -63,7 +67,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     alpha : float, default=0.1
         Weight of the approximation error in the loss.
     n_neighbors : int, default=100
-        k of the top-k neighbour lists the triplets are drawn from. Reduced
+        k of the top-k neighbor lists the triplets are drawn from. Reduced
         to ``n_train_ - 1`` with a warning on a smaller training set.
     n_train : int or None, default=1000
         Training strings sampled (with ``random_state``, see
@@ -75,7 +79,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         ``"uniform"``: a uniform sample without replacement (the paper).
         ``"neighborhoods"``: random anchor strings, each with its
         ``neighborhood_size - 1`` nearest strings of ``X`` not chosen yet,
-        until ``n_train`` strings are chosen. The neighbours are found by
+        until ``n_train`` strings are chosen. The neighbors are found by
         filter and refine: the 10 times as many strings with the most
         similar q-gram sets (cosine of binary q-gram profiles; ``q`` is the
         smallest integer >= 2 with ``alphabet size ** q >= 4 x mean
@@ -86,18 +90,18 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         most ``n_train`` strings.
         **Deviation from the paper**, which samples uniformly: triplets
         come from each anchor's exact top-``n_neighbors`` *training*
-        neighbours, and a uniform sample of a large set whose near
-        neighbours are rare (1,000 of the 50,000 reads of genome-reads-50k
+        neighbors, and a uniform sample of a large set whose near
+        neighbors are rare (1,000 of the 50,000 reads of genome-reads-50k
         cover its genome ~2x) holds almost no near pairs, so the triplets
-        rank unrelated strings while a search needs near neighbours ranked.
-        Neighbourhoods put near pairs in the training set: on
+        rank unrelated strings while a search needs near neighbors ranked.
+        Neighborhoods put near pairs in the training set: on
         genome-reads-50k top-10 recall at 1 % candidates rose from
         0.794 (uniform) to 0.973 (see the CNN-ED benchmark page; on
         words, whose uniform sample already has near pairs, it is 0.03
         lower at 0.1 % candidates and equal from 1 %). Fit
         on the data you index, or a large sample of it.
     neighborhood_size : int, default=20
-        Strings per neighbourhood, anchor included, with
+        Strings per neighborhood, anchor included, with
         ``train_sampling="neighborhoods"``; 1 is a uniform sample.
     max_epochs : int, default=50
         Epochs; an epoch is ``n_train_`` triplets.
@@ -160,7 +164,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     See Also
     --------
     CGKEmbedder : Data-independent embedding into Hamming space.
-    FilterRefineNeighbors : Nearest neighbours filtered by an embedding.
+    FilterRefineNeighbors : Nearest neighbors filtered by an embedding.
 
     References
     ----------
@@ -244,9 +248,13 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     def _fit(self, strings):
         import torch
 
-        from ..nn import (CNNEDModule, TopKTripletDataset, TripletApproximationLoss,
-                         TripletNet, resolve_device, seeded_torch, top_k_neighbours,
-                         torch_threads)
+        from ..nn import (
+            CNNEDModule,
+            ResampleTriplets,
+            TopKTripletDataset,
+            TripletApproximationLoss,
+            top_k_neighbors,
+        )
 
         rng = check_random_state(self.random_state)
         train, chosen = self._training_strings(strings, rng)
@@ -254,26 +262,20 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         k = adapted_n_neighbors(self.n_neighbors, n, type(self).__name__)
         distances = self._train_distances(train)
         scale = mean_off_diagonal(distances)
-        device = resolve_device(self.device)
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        inputs = torch.from_numpy(self._pad(train))
-        callbacks = self._skorch_callbacks()
-        with torch_threads(TRAINING_THREADS), seeded_torch(seed, device):
+        with self._training(seed) as device:
             module = CNNEDModule(
                 self.alphabet_.n_symbols, self.max_length_, n_components=self.n_components,
                 n_layers=self.n_layers, n_channels=self.n_channels, pooling=self.pooling,
                 activation=self.activation, input_mode=self.input_mode)
-            dataset = TopKTripletDataset(distances, top_k_neighbours(distances, k),
+            dataset = TopKTripletDataset(distances, top_k_neighbors(distances, k),
                                          n_triplets=n, scale=scale, random_state=seed)
-            net = TripletNet(
-                module, criterion=TripletApproximationLoss, criterion__alpha=self.alpha,
-                optimizer=torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs,
-                batch_size=self.batch_size, train_split=None,
-                iterator_train__shuffle=False, callbacks=callbacks,
-                verbose=int(self.verbose), device=device, inputs=inputs)
-            net.fit(dataset, y=None)
-        self.module_ = net.module_.to("cpu").eval()
-        self.history_ = [dict(entry) for entry in net.history]
+            net = self._fit_net(
+                module, dataset, torch.from_numpy(self._pad(train)), device,
+                callbacks=self._skorch_callbacks(("resample_triplets", ResampleTriplets())),
+                criterion=TripletApproximationLoss, criterion__alpha=self.alpha,
+                optimizer=torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs)
+        self._keep_trained(net.module_, net.history)
         self.n_train_ = n
         self.train_indices_ = chosen
         self.n_neighbors_ = k
@@ -297,10 +299,9 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
     # ----------------------------------------------------------- transform
     def _embed_batch(self, strings):
-        device = self._inference_device()
-        if self.module_.is_affine and device == "cpu":
+        if self.module_.is_affine and self._inference_device() == "cpu":
             return self._embed_lookup(strings)
-        return self._embed_torch(strings, device)
+        return self._embed_torch(strings)
 
     def _lookup_table(self):
         if getattr(self, "_lookup", None) is None:

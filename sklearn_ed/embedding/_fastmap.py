@@ -3,14 +3,18 @@
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..distances import Metric, declare_metric_input, get_metric, pairwise_distances
 from ..utils import check_strings
-from ..distances import Metric, get_metric, pairwise_distances
-from ..distances import declare_metric_input
 
 
 class FastMapEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):

@@ -9,9 +9,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..nn import (
+    NEURAL_PARAMETER_CONSTRAINTS,
+    NeuralEmbedderMixin,
+    adapted_n_neighbors,
+    mean_off_diagonal,
+    squared_euclidean,
+)
 from ._base import BaseStringEmbedder
-from ..nn import (NEURAL_PARAMETER_CONSTRAINTS, TRAINING_THREADS, NeuralEmbedderMixin,
-                      adapted_n_neighbors, mean_off_diagonal, squared_euclidean)
 
 _PHASE_NAMES = {1: "absolute loss", 2: "triplet loss", 3: "learned CGK'"}
 
@@ -41,7 +46,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
        walk, and the embedding has 2M steps.
 
     Pairs and triplets are drawn as in :class:`CNNEDEmbedder`: an anchor, and
-    two of its exact top-``n_neighbors`` training neighbours (the closer one
+    two of its exact top-``n_neighbors`` training neighbors (the closer one
     is the positive); Phases 1 and 3 use the triplet's three pairs.
 
     **Memory.** The output has ``max_length_ * n_step_components`` values
@@ -70,7 +75,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         Epochs of each phase: one number for all, or one per entry of
         ``phases``.
     n_neighbors : int, default=100
-        k of the top-k neighbour lists pairs and triplets are drawn from.
+        k of the top-k neighbor lists pairs and triplets are drawn from.
         Reduced to ``n_train_ - 1`` with a warning on a smaller training set.
     n_train : int or None, default=1000
         Training strings drawn (with ``random_state``, see ``train_sampling``)
@@ -81,9 +86,9 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         How the ``n_train`` strings are drawn from a larger ``X``: random
         anchors with their nearest strings (so that the training set holds
         near pairs), or a uniform sample (the paper). As in
-        :class:`CNNEDEmbedder`, which documents the neighbour search.
+        :class:`CNNEDEmbedder`, which documents the neighbor search.
     neighborhood_size : int, default=20
-        Strings per neighbourhood, anchor included; 1 is a uniform sample.
+        Strings per neighborhood, anchor included; 1 is a uniform sample.
     batch_size : int, default=64
         Triplets per batch.
     lr : float, default=1e-3
@@ -264,9 +269,15 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         import torch
         from skorch.callbacks import PassthroughScoring
 
-        from ..nn import (GRUModule, HalfSquaredTripletLoss, HashLearningNet,
-                         PairAbsoluteLoss, TopKTripletDataset, TripletNet, resolve_device,
-                         seeded_torch, top_k_neighbours, torch_threads)
+        from ..nn import (
+            GRUModule,
+            HalfSquaredTripletLoss,
+            HashLearningNet,
+            PairAbsoluteLoss,
+            ResampleTriplets,
+            TopKTripletDataset,
+            top_k_neighbors,
+        )
 
         plan = self._phase_plan()
         rng = check_random_state(self.random_state)
@@ -275,38 +286,34 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         k = adapted_n_neighbors(self.n_neighbors, n, type(self).__name__)
         distances = self._train_distances(train)
         scale = mean_off_diagonal(distances)
-        device = resolve_device(self.device)
         seed = int(rng.randint(np.iinfo(np.int32).max))
         inputs = torch.from_numpy(self._pad(train))
         history = []
-        with torch_threads(TRAINING_THREADS), seeded_torch(seed, device):
+        with self._training(seed) as device:
             module = GRUModule(self.alphabet_.n_symbols, self.max_length_,
                                hidden_size=self.hidden_size,
                                n_step_components=self.n_step_components,
                                dropout=self.dropout)
-            dataset = TopKTripletDataset(distances, top_k_neighbours(distances, k),
+            dataset = TopKTripletDataset(distances, top_k_neighbors(distances, k),
                                          n_triplets=n, scale=scale, random_state=seed)
             for phase, epochs in plan:
-                net_class, criterion, extra = TripletNet, PairAbsoluteLoss, {}
-                callbacks = self._skorch_callbacks()
+                first = [("resample_triplets", ResampleTriplets())]
+                net_class, criterion, extra = None, PairAbsoluteLoss, {}
                 if phase == 2:
                     criterion = HalfSquaredTripletLoss
                 elif phase == 3:
                     module.attach_cgk()
                     net_class = HashLearningNet
                     extra = {"threshold_lr": self.threshold_lr, "hash_lr": self.hash_lr}
-                    callbacks.insert(0, ("insertion_loss",
-                                         PassthroughScoring("insertion_loss", on_train=True)))
-                net = net_class(
-                    module, criterion=criterion, optimizer=torch.optim.Adam, lr=self.lr,
-                    max_epochs=epochs, batch_size=self.batch_size, train_split=None,
-                    iterator_train__shuffle=False, callbacks=callbacks,
-                    verbose=int(self.verbose), device=device, inputs=inputs, **extra)
-                net.fit(dataset, y=None)
+                    first.insert(0, ("insertion_loss",
+                                     PassthroughScoring("insertion_loss", on_train=True)))
+                net = self._fit_net(module, dataset, inputs, device,
+                                    callbacks=self._skorch_callbacks(*first), net_class=net_class,
+                                    criterion=criterion, optimizer=torch.optim.Adam, lr=self.lr,
+                                    max_epochs=epochs, **extra)
                 module = net.module_
                 history += [{**dict(entry), "phase": phase} for entry in net.history]
-        self.module_ = module.to("cpu").eval()
-        self.history_ = history
+        self._keep_trained(module, history)
         self.n_train_ = n
         self.train_indices_ = chosen
         self.n_neighbors_ = k
@@ -349,8 +356,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         return super()._embed_strings(strings)
 
     def _embed_batch(self, strings):
-        return self._embed_torch(strings, self._inference_device(),
-                                 dtype=np.dtype(self.output_dtype))
+        return self._embed_torch(strings, dtype=np.dtype(self.output_dtype))
 
     def estimate_distance(self, X, Y=None):
         """Edit distances estimated from embeddings: ``distance_scale_ * d_H``.

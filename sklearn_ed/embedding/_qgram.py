@@ -11,8 +11,15 @@ from sklearn.preprocessing import normalize
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import CodeTable, drop_unseen, qgram_code_base, qgram_counts
-from ..utils import FIRST_CHAR_SYMBOL, Alphabet, check_strings
+from ..utils import (
+    FIRST_CHAR_SYMBOL,
+    Alphabet,
+    CodeTable,
+    check_strings,
+    drop_unseen,
+    qgram_code_base,
+    qgram_counts,
+)
 
 # Characters that pad strings so that their ends form q-grams of their own.
 # Private-use code points: they never occur in ordinary text.

@@ -5,15 +5,18 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import effective_n_jobs
-from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                          _fit_context)
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..nn import TRAINING_THREADS, distance_jobs, inference_module
 from ..distances import Metric, get_metric, symmetric_pairwise_distances
+from ..nn import TorchEmbedderMixin, distance_jobs
 from ..utils import take_items
 
 # Objects per forward pass in transform (bounded memory).
@@ -22,7 +25,8 @@ _TRANSFORM_BATCH = 1024
 _DEFAULT_OPTIMIZER = {"mlp": ("Adagrad", 1e-3), "conv1d": ("Adam", 1e-2), "module": ("Adam", 1e-3)}
 
 
-class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class TripletMinedEmbedder(TorchEmbedderMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                           BaseEstimator):
     """Embed objects under any expensive distance with a network trained on mined triplets.
 
     Lary (2022), "Learning topology preserving embeddings for speeding up
@@ -83,7 +87,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         ``"neighbors"``: the strategies above; ``"random"``: baseline R
         (``positive`` and ``negative`` are ignored).
     n_neighbors : int, default=10
-        The n of s4.2: size of the neighbourhood positives focus on.
+        The n of s4.2: size of the neighborhood positives focus on.
         Reduced to ``n_train_ - 1`` with a warning on a smaller set.
     margin : float, default=0.1
         Margin m of the triplet loss (embeddings lie in the unit cube).
@@ -93,7 +97,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         r_x, 10)``, ``r_x`` = the anchor's distance to its ``n_neighbors``-th
         nearest object. A near-tie then asks for almost no gap and a far
         negative for a wide one, so the embedding also keeps the order of
-        distances beyond the neighbourhood (not in the thesis, which uses a
+        distances beyond the neighborhood (not in the thesis, which uses a
         constant margin; the margin of Zhang et al. (2020) is the distance gap itself).
     max_epochs : int, default=40
         Training epochs (one triplet per training object each, so an epoch
@@ -155,7 +159,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     See Also
     --------
     FastMapEmbedder : Pivot-based embedding under any metric (the baseline).
-    FilterRefineNeighbors : Nearest neighbours filtered by an embedding.
+    FilterRefineNeighbors : Nearest neighbors filtered by an embedding.
 
     References
     ----------
@@ -344,32 +348,20 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
 
     def _train(self, arrays, distances, seed):
         import torch
-        from skorch.callbacks import ProgressBar
 
-        from ..nn import TripletMarginLoss
-        from ..nn import MinedTripletDataset, MineTriplets
-        from ..nn import TripletNet, resolve_device, seeded_torch, torch_threads
+        from ..nn import MinedTripletDataset, MineTriplets, TripletMarginLoss
 
-        device = resolve_device(self.device)
-        callbacks = [("mine_triplets", MineTriplets())]
-        if self.verbose >= 2:
-            callbacks.append(("progress_bar", ProgressBar()))
-        callbacks += [(f"user_{i}", cb) if not isinstance(cb, tuple) else cb
-                      for i, cb in enumerate(copy.deepcopy(self.callbacks or []))]
         optimizer, lr = self._optimizer()
         dataset = MinedTripletDataset(distances, mining=self.mining, positive=self.positive,
                                       negative=self.negative, n_neighbors=self.n_neighbors_,
                                       rng=np.random.RandomState(seed), margin=self.margin,
                                       adaptive_margin=self.adaptive_margin)
-        with torch_threads(TRAINING_THREADS), seeded_torch(seed, device):
-            net = TripletNet(
-                self._build_network(), criterion=TripletMarginLoss, optimizer=optimizer, lr=lr,
-                max_epochs=self.max_epochs, batch_size=self.batch_size, train_split=None,
-                iterator_train__shuffle=False, callbacks=callbacks,
-                verbose=int(self.verbose), device=device, inputs=torch.from_numpy(arrays))
-            net.fit(dataset, y=None)
-        self.module_ = net.module_.to("cpu").eval()
-        self.history_ = [dict(entry) for entry in net.history]
+        with self._training(seed) as device:
+            net = self._fit_net(self._build_network(), dataset, torch.from_numpy(arrays), device,
+                                callbacks=self._skorch_callbacks(("mine_triplets", MineTriplets())),
+                                criterion=TripletMarginLoss, optimizer=optimizer, lr=lr,
+                                max_epochs=self.max_epochs)
+        self._keep_trained(net.module_, net.history)
         with torch.inference_mode():
             probe = self.module_(torch.from_numpy(arrays[:2]))
         self.n_features_out_ = int(probe.shape[1])
@@ -392,19 +384,7 @@ class TripletMinedEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         return self._embed(arrays)
 
     def _embed(self, arrays):
-        import torch
-
-        from ..nn import torch_threads
-
-        use_cuda = self.device in ("cuda", "auto") and torch.cuda.is_available()
-        device = "cuda" if use_cuda else "cpu"
-        out = np.empty((len(arrays), self.n_features_out_), dtype=np.float32)
-        module = inference_module(self.module_, device)
-        with torch_threads(effective_n_jobs(self.n_jobs)), torch.inference_mode():
-            for start in range(0, len(arrays), _TRANSFORM_BATCH):
-                batch = torch.from_numpy(arrays[start:start + _TRANSFORM_BATCH]).to(device)
-                out[start:start + len(batch)] = module(batch).float().cpu().numpy()
-        return out
+        return self._run_module(arrays, _TRANSFORM_BATCH)
 
     @property
     def _n_features_out(self):

@@ -1,4 +1,4 @@
-"""pynndescent backend: a k-nearest-neighbour graph searched by descent.
+"""pynndescent backend: a k-nearest-neighbor graph searched by descent.
 
 pynndescent reuses one visited-node buffer in every query of an index, so
 two threads querying at once corrupt each other's search. Queries therefore

@@ -1,7 +1,7 @@
-"""Evaluation of embeddings and neighbour search, and scorers for GridSearchCV."""
+"""Evaluation of embeddings and neighbor search, and scorers for GridSearchCV."""
 
 from ._display import RecallCurveDisplay
-from ._neighbours import (
+from ._neighbors import (
     approximation_error,
     exact_distance_speedup,
     exact_distances_needed,

@@ -2,7 +2,7 @@
 
 from ..distances import pairwise_distances
 from ..index import embedder_pairwise_distances
-from ._neighbours import recall_curve
+from ._neighbors import recall_curve
 
 
 class RecallCurveDisplay:
@@ -18,7 +18,7 @@ class RecallCurveDisplay:
     recall : dict of str to ndarray
         Mean recall of each curve.
     k : int
-        Number of true neighbours.
+        Number of true neighbors.
 
     Attributes
     ----------
@@ -60,7 +60,7 @@ class RecallCurveDisplay:
         X_query, X_base : array-like
             Queries and base items.
         k : int, default=10
-            Number of true neighbours.
+            Number of true neighbors.
         metric : str, Metric or callable, default="levenshtein"
             Exact metric.
         n_candidates : array-like of int, default=None
@@ -99,7 +99,7 @@ class RecallCurveDisplay:
         embedding_distances : dict of str to ndarray of shape (n_queries, n_base)
             Embedding distances of each method.
         k : int, default=10
-            Number of true neighbours.
+            Number of true neighbors.
         n_candidates : array-like of int, default=None
             Candidate counts.
         ax : matplotlib Axes, default=None

@@ -20,7 +20,7 @@ def pruned_fraction(estimator, X=None, n_neighbors=None):
     X : array-like, default=None
         Queries; ``None`` uses the fitted samples, each excluding itself.
     n_neighbors : int, default=None
-        Neighbours per query; defaults to the estimator's.
+        Neighbors per query; defaults to the estimator's.
 
     Returns
     -------

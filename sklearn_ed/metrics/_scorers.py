@@ -17,7 +17,7 @@ from sklearn.pipeline import Pipeline
 
 from ..distances import pairwise_distances
 from ..index import embedder_pairwise_distances
-from ._neighbours import exact_distance_speedup, top_k_recall
+from ._neighbors import exact_distance_speedup, top_k_recall
 
 
 def _is_filter_refine(estimator):
@@ -57,7 +57,7 @@ def _resolve_count(n_candidates, n_base):
     return min(max(1, math.ceil(n_candidates * n_base)), n_base)
 
 
-class _NeighbourScorer:
+class _NeighborScorer:
     def __init__(self, k, metric, n_jobs):
         self.k = k
         self.metric = metric
@@ -69,7 +69,7 @@ class _NeighbourScorer:
         return _within_fold_matrices(estimator, X, self.metric, self.n_jobs)
 
 
-class TopKRecallScorer(_NeighbourScorer):
+class TopKRecallScorer(_NeighborScorer):
     """Top-k recall at ``n_candidates`` (see :func:`make_top_k_recall_scorer`)."""
 
     def __init__(self, k=10, n_candidates=100, metric="levenshtein", n_jobs=None):
@@ -86,7 +86,7 @@ class TopKRecallScorer(_NeighbourScorer):
                             n_candidates=_resolve_count(self.n_candidates, n_base))
 
     def _returned_recall(self, search, X):
-        """Share of the exact top-k among the k neighbours the estimator returns."""
+        """Share of the exact top-k among the k neighbors the estimator returns."""
         queries = search._validate_X(X, reset=False)
         exact = pairwise_distances(queries, search._fit_X, metric=search._metric_spec,
                                    n_jobs=self.n_jobs).astype(np.float64)
@@ -101,7 +101,7 @@ class TopKRecallScorer(_NeighbourScorer):
                 f"metric={self.metric!r})")
 
 
-class ExactDistanceSpeedupScorer(_NeighbourScorer):
+class ExactDistanceSpeedupScorer(_NeighborScorer):
     """Exact-distance speedup at p (see :func:`make_exact_distance_speedup_scorer`)."""
 
     def __init__(self, k=10, p=0.95, metric="levenshtein", n_jobs=None):
@@ -131,12 +131,12 @@ def make_top_k_recall_scorer(k=10, n_candidates=100, *, metric="levenshtein", n_
     held-out items: recall of its exact top-k among its ``n_candidates``
     nearest by embedding distance. For a fitted FilterRefine estimator, the
     held-out items query its base set and the score is the share of the exact
-    top-k among the k neighbours it returns (filter and refine together).
+    top-k among the k neighbors it returns (filter and refine together).
 
     Parameters
     ----------
     k : int, default=10
-        Number of true neighbours.
+        Number of true neighbors.
     n_candidates : int or float, default=100
         Candidates C (count, or fraction of the items searched); used for
         embedders.
@@ -171,15 +171,15 @@ def make_exact_distance_speedup_scorer(k=10, p=0.95, *, metric="levenshtein", n_
 
     The speedup is the number of items searched divided by the number of
     exact distances needed, refining candidates in embedding order, to
-    return all k true neighbours for a fraction ``p`` of the queries
+    return all k true neighbors for a fraction ``p`` of the queries
     (see :func:`exact_distance_speedup`).
 
     Parameters
     ----------
     k : int, default=10
-        Number of true neighbours.
+        Number of true neighbors.
     p : float, default=0.95
-        Fraction of queries that must get all k neighbours.
+        Fraction of queries that must get all k neighbors.
     metric : str, Metric or callable, default="levenshtein"
         Exact metric used to score embedders.
     n_jobs : int, default=None

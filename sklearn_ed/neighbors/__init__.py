@@ -1,9 +1,10 @@
-"""Filter-and-refine nearest neighbours, classification, regression and graphs."""
+"""Filter-and-refine nearest neighbors, classification, regression and graphs."""
 
 from ._classification import FilterRefineClassifier
 from ._graph import FilterRefineTransformer
 from ._regression import FilterRefineRegressor
-from ._supervised import neighbour_weights, vote_shares
+# For the sharded estimators of sklearn_ed.dask (not in __all__).
+from ._supervised import neighbor_weights, vote_shares
 from ._unsupervised import FilterRefineNeighbors
 
 __all__ = [

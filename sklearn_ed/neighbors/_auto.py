@@ -9,7 +9,7 @@ embedder and n_candidates", from ``benchmarks/bench_defaults.py``):
   alphabet, the mean length and the number of strings. On words and genome
   reads it reached the highest recall of the embedders we have at a fit a
   tenth of CNN-ED's or less (CGK loses its way on reads that overlap with a
-  shift). On proteins, whose tenth neighbour lies at three quarters of the
+  shift). On proteins, whose tenth neighbor lies at three quarters of the
   length, no embedder reached 0.6 at 12 % of the base; CNN-ED did best but
   its fit cost more than brute force, and the recall check then raises the
   candidate count towards brute force rather than return a poor answer. A filter index for dense vectors ("hnsw",
@@ -21,9 +21,7 @@ embedder and n_candidates", from ``benchmarks/bench_defaults.py``):
 
 from sklearn.preprocessing import FunctionTransformer
 
-from ..embedding import CGKEmbedder
-from ..embedding import FastMapEmbedder
-from ..embedding import QGramEmbedder
+from ..embedding import CGKEmbedder, FastMapEmbedder, QGramEmbedder
 
 _DENSE_ONLY_INDEXES = ("hnsw", "ivf", "nndescent")
 

@@ -1,4 +1,4 @@
-"""Filter-and-refine machinery shared by the neighbour estimators.
+"""Filter-and-refine machinery shared by the neighbor estimators.
 
 fit:    embed the base set with a clone of ``embedder``; index the embeddings.
 query:  embed the queries, take ``n_candidates`` by embedding distance
@@ -17,12 +17,21 @@ from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, St
 from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm.auto import tqdm
 
-from ..utils import check_items
-from ..distances import Metric, available_metrics, candidate_distances, get_metric
-from ..index import INDEX_ALGORITHMS, embed_for_index, embedding_spec, make_index
-from ..index import sort_by_value
-from ..distances import declare_metric_input
-from ..utils import take_items
+from ..distances import (
+    Metric,
+    available_metrics,
+    candidate_distances,
+    declare_metric_input,
+    get_metric,
+)
+from ..index import (
+    INDEX_ALGORITHMS,
+    embed_for_index,
+    embedding_spec,
+    make_index,
+    sort_by_value,
+)
+from ..utils import check_items, take_items
 from ._auto import choose_embedder
 from ._batching import (
     FIT_BATCH_SIZE,
@@ -272,7 +281,7 @@ class FilterRefineBase(BaseEstimator):
             raise ValueError(
                 f"n_candidates={self.n_candidates} gives {n_candidates} candidates, "
                 f"fewer than n_neighbors={n_neighbors}; the refine step could not "
-                "return enough neighbours. Increase n_candidates."
+                "return enough neighbors. Increase n_candidates."
             )
         return n_candidates
 
@@ -283,7 +292,7 @@ class FilterRefineBase(BaseEstimator):
         return self._validate_X(X, reset=False), None
 
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
-        """Find the K nearest neighbours of each query under the exact metric.
+        """Find the K nearest neighbors of each query under the exact metric.
 
         Candidates are the ``n_candidates`` nearest base items in the
         embedding space; the exact metric ranks them. Ties are broken by
@@ -295,9 +304,9 @@ class FilterRefineBase(BaseEstimator):
         ----------
         X : array-like of shape (n_queries,) or (n_queries, n_features), default=None
             Queries. ``None`` uses the fitted samples, each excluded from its
-            own neighbours.
+            own neighbors.
         n_neighbors : int, default=None
-            Number of neighbours; defaults to the constructor's value.
+            Number of neighbors; defaults to the constructor's value.
         return_distance : bool, default=True
             Whether to return the distances.
 
@@ -306,7 +315,7 @@ class FilterRefineBase(BaseEstimator):
         neigh_dist : ndarray of float64, shape (n_queries, n_neighbors)
             Exact distances, ascending. Only if ``return_distance=True``.
         neigh_ind : ndarray of int64, shape (n_queries, n_neighbors)
-            Indices of the neighbours in the fitted data.
+            Indices of the neighbors in the fitted data.
         """
         distances, indices = self._kneighbors(X, n_neighbors)
         return (distances, indices) if return_distance else indices
@@ -322,7 +331,7 @@ class FilterRefineBase(BaseEstimator):
         if n_neighbors > n_available:
             raise ValueError(
                 f"Expected n_neighbors <= n_samples_fit = {n_available}, but "
-                f"n_neighbors = {n_neighbors}. Ask for fewer neighbours or fit on "
+                f"n_neighbors = {n_neighbors}. Ask for fewer neighbors or fit on "
                 "more samples."
             )
         n_candidates = self._check_n_candidates(n_neighbors, n_available)
@@ -369,14 +378,14 @@ class FilterRefineBase(BaseEstimator):
         return distances[:, :n_neighbors], indices[:, :n_neighbors]
 
     def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
-        """Sparse graph of the K nearest neighbours of each query.
+        """Sparse graph of the K nearest neighbors of each query.
 
         Parameters
         ----------
         X : array-like, default=None
             Queries; ``None`` uses the fitted samples (excluding self).
         n_neighbors : int, default=None
-            Neighbours per row; defaults to the constructor's value.
+            Neighbors per row; defaults to the constructor's value.
         mode : {"connectivity", "distance"}, default="connectivity"
             Ones, or the exact distances, as edge values.
 

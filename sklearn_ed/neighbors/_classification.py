@@ -1,4 +1,4 @@
-"""FilterRefineClassifier: k-nearest-neighbour vote under an expensive metric."""
+"""FilterRefineClassifier: k-nearest-neighbor vote under an expensive metric."""
 
 import numpy as np
 from sklearn.base import ClassifierMixin, _fit_context
@@ -13,9 +13,9 @@ from ._supervised import SupervisedFilterRefineBase, vote_shares
 
 
 class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
-    """Classifier voting among neighbours found by filter-and-refine.
+    """Classifier voting among neighbors found by filter-and-refine.
 
-    Neighbours are found as in :class:`FilterRefineNeighbors` (candidates by
+    Neighbors are found as in :class:`FilterRefineNeighbors` (candidates by
     embedding distance, ranked by the exact metric) and vote as in
     :class:`sklearn.neighbors.KNeighborsClassifier`.
 
@@ -27,13 +27,13 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
     n_neighbors : int, default=5
-        Number of voting neighbours.
+        Number of voting neighbors.
     weights : {"uniform", "distance"}, callable or None, default="uniform"
         Vote weights: equal, inverse exact distance, or a function of the
         distance array.
     ties : {"include", "index"}, default="include"
-        Neighbours at the k-th exact distance. "include": all of them vote,
-        sharing equally the votes the closer neighbours leave (the expected
+        Neighbors at the k-th exact distance. "include": all of them vote,
+        sharing equally the votes the closer neighbors leave (the expected
         vote over every order of the training data), so predictions do not
         depend on that order; R's ``class::knn(use.all=TRUE)`` includes them
         too. "index": the k first by training index, as
@@ -161,7 +161,7 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         return self
 
     def predict_proba(self, X=None):
-        """Share of (weighted) neighbour votes for each class.
+        """Share of (weighted) neighbor votes for each class.
 
         Parameters
         ----------

@@ -1,4 +1,4 @@
-"""FilterRefineTransformer: sparse neighbour graphs for precomputed-metric estimators."""
+"""FilterRefineTransformer: sparse neighbor graphs for precomputed-metric estimators."""
 
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
@@ -8,7 +8,7 @@ from ._base import FilterRefineBase
 
 class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                               FilterRefineBase):
-    """Sparse k-nearest-neighbour graph under an expensive metric.
+    """Sparse k-nearest-neighbor graph under an expensive metric.
 
     The output has the format of :class:`sklearn.neighbors.KNeighborsTransformer`,
     so estimators taking ``metric="precomputed"`` (``DBSCAN``, ``TSNE``,
@@ -23,11 +23,11 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     mode : {"distance", "connectivity"}, default="distance"
         Edge values: exact distances or ones. In "distance" mode each row
         holds ``n_neighbors + 1`` entries because every sample is its own
-        first neighbour (as in ``KNeighborsTransformer``).
+        first neighbor (as in ``KNeighborsTransformer``).
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
     n_neighbors : int, default=5
-        Neighbours per sample.
+        Neighbors per sample.
     n_candidates : "auto", int or float, default="auto"
         Candidates refined per query (count, fraction of the fitted set, or
         "auto": the smallest count reaching ``target_recall`` on the recall
@@ -139,7 +139,7 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return self
 
     def transform(self, X):
-        """Neighbour graph of X against the fitted samples.
+        """Neighbor graph of X against the fitted samples.
 
         Parameters
         ----------
@@ -157,7 +157,7 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return self.kneighbors_graph(X, n_neighbors=self.n_neighbors + extra, mode=self.mode)
 
     def fit_transform(self, X, y=None):
-        """Fit on X, then return the neighbour graph of X.
+        """Fit on X, then return the neighbor graph of X.
 
         Parameters
         ----------

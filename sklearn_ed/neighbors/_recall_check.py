@@ -1,7 +1,7 @@
 """The recall self-check of a fitted filter, and the radius calibration it feeds.
 
 At fit, a seeded sample of the base acts as pseudo-queries (each excluded
-from its own neighbours). Their exact top-k is found by brute force over the
+from its own neighbors). Their exact top-k is found by brute force over the
 whole base, so the filter's top-k recall can be read at every candidate
 count C from one search: the share of the true top-k (ties counted) among
 the refined top-C candidates. The same exact distances give, for every exact
@@ -19,7 +19,7 @@ from ..distances import candidate_distances, pairwise_distances
 from ..index import paired_embedding_distances
 from ..utils import take_items
 
-# Pseudo-queries: enough for about 200 true neighbours in all, 20 to 200.
+# Pseudo-queries: enough for about 200 true neighbors in all, 20 to 200.
 _TARGET_NEIGHBOURS = 200
 _MIN_QUERIES, _MAX_QUERIES = 20, 200
 # Candidate counts tried: k times 1, 1.5, 2, 3, 5, 7 per decade, up to the larger
@@ -69,8 +69,8 @@ class RecallCheck:
         """Standard error of the mean recall at each C.
 
         The spread over the pseudo-queries, and at least the Agresti-Coull
-        error of the share of true neighbours found, so that a sample that
-        found every neighbour does not claim certainty (200 of 200 found:
+        error of the share of true neighbors found, so that a sample that
+        found every neighbor does not claim certainty (200 of 200 found:
         +/- 0.007).
         """
         n_found = self.per_query.sum(axis=0) * self.n_neighbors

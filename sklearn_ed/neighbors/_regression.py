@@ -1,4 +1,4 @@
-"""FilterRefineRegressor: k-nearest-neighbour average under an expensive metric."""
+"""FilterRefineRegressor: k-nearest-neighbor average under an expensive metric."""
 
 import numpy as np
 from sklearn.base import RegressorMixin, _fit_context
@@ -8,9 +8,9 @@ from ._supervised import SupervisedFilterRefineBase
 
 
 class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
-    """Regressor averaging the targets of neighbours found by filter-and-refine.
+    """Regressor averaging the targets of neighbors found by filter-and-refine.
 
-    Neighbours are found as in :class:`FilterRefineNeighbors`; the prediction
+    Neighbors are found as in :class:`FilterRefineNeighbors`; the prediction
     is their (weighted) mean target, as in
     :class:`sklearn.neighbors.KNeighborsRegressor`.
 
@@ -22,12 +22,12 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
     n_neighbors : int, default=5
-        Number of neighbours averaged.
+        Number of neighbors averaged.
     weights : {"uniform", "distance"}, callable or None, default="uniform"
         Averaging weights.
     ties : {"include", "index"}, default="include"
-        Neighbours at the k-th exact distance. "include": all of them vote,
-        sharing equally the votes the closer neighbours leave (the expected
+        Neighbors at the k-th exact distance. "include": all of them vote,
+        sharing equally the votes the closer neighbors leave (the expected
         vote over every order of the training data), so predictions do not
         depend on that order; R's ``class::knn(use.all=TRUE)`` includes them
         too. "index": the k first by training index, as
@@ -151,7 +151,7 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
         return self
 
     def predict(self, X=None):
-        """Weighted mean target of the neighbours of each query.
+        """Weighted mean target of the neighbors of each query.
 
         Parameters
         ----------
@@ -165,10 +165,10 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
         """
         check_is_fitted(self)
         indices, weights = self._voters(X)
-        neighbour_targets = self._y[indices]
-        if neighbour_targets.ndim == 3:
+        neighbor_targets = self._y[indices]
+        if neighbor_targets.ndim == 3:
             weights = weights[:, :, None]
-        return (neighbour_targets * weights).sum(axis=1) / weights.sum(axis=1)
+        return (neighbor_targets * weights).sum(axis=1) / weights.sum(axis=1)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -183,7 +183,7 @@ def _check_targets(y):
     if bad.any():
         raise ValueError(
             f"y contains {bad.sum()} NaN or infinite value(s) (first at index "
-            f"{np.argwhere(bad)[0][0]}): a neighbour average with them is undefined. "
+            f"{np.argwhere(bad)[0][0]}): a neighbor average with them is undefined. "
             "Drop or impute those targets."
         )
     return y

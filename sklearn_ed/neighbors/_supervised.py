@@ -11,10 +11,10 @@ from ._exact import bounded_items
 WEIGHTS_CONSTRAINT = [StrOptions({"uniform", "distance"}), callable, None]
 
 
-def neighbour_weights(distances, weights):
-    """Weights of the neighbours (``None`` for uniform), as sklearn does.
+def neighbor_weights(distances, weights):
+    """Weights of the neighbors (``None`` for uniform), as sklearn does.
 
-    With ``"distance"``, a query at distance zero of some neighbours gets
+    With ``"distance"``, a query at distance zero of some neighbors gets
     weight 1 on those and 0 on the others.
     """
     if weights in (None, "uniform"):
@@ -32,7 +32,7 @@ def neighbour_weights(distances, weights):
 def vote_shares(labels, weights, n_classes):
     """Share of the (weighted) votes of each class, per query row.
 
-    ``labels`` and ``weights`` have one column per voting neighbour; a row
+    ``labels`` and ``weights`` have one column per voting neighbor; a row
     without votes gets zeros.
     """
     votes = np.zeros((labels.shape[0], n_classes))
@@ -53,11 +53,11 @@ class SupervisedFilterRefineBase(FilterRefineBase):
     }
 
     def _voters(self, X):
-        """Indices of the voting neighbours and their weights, padded rows.
+        """Indices of the voting neighbors and their weights, padded rows.
 
-        ``ties="index"``: the ``n_neighbors`` neighbours, ties at the k-th
+        ``ties="index"``: the ``n_neighbors`` neighbors, ties at the k-th
         distance broken by training index. ``ties="include"``: every
-        neighbour closer than the k-th distance with its weight, and every
+        neighbor closer than the k-th distance with its weight, and every
         item at the k-th distance with an equal share of the remaining
         ``n_neighbors - n_closer`` votes: the expected vote over all orders
         of the training data, so predictions do not depend on that order.
@@ -65,9 +65,9 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         """
         if self.ties == "index":
             distances, indices = self.kneighbors(X)
-            weights = neighbour_weights(distances, self.weights)
+            weights = neighbor_weights(distances, self.weights)
             return indices, np.ones_like(distances) if weights is None else weights
-        distances, indices, tied = self._neighbours_and_ties(X)
+        distances, indices, tied = self._neighbors_and_ties(X)
         kth = distances[:, -1]
         rows = [_shared_row(d, i, k_dist, t, self.n_neighbors)
                 for d, i, k_dist, t in zip(distances, indices, kth, tied)]
@@ -79,13 +79,13 @@ class SupervisedFilterRefineBase(FilterRefineBase):
             padded[position, :len(row_indices)] = row_indices
             padded_distances[position, :len(row_indices)] = row_distances
             shares[position, :len(row_indices)] = row_shares
-        weights = neighbour_weights(padded_distances, self.weights)
+        weights = neighbor_weights(padded_distances, self.weights)
         return padded, shares if weights is None else weights * shares
 
-    def _neighbours_and_ties(self, X):
-        """The k neighbours and, per query, every item at the k-th exact distance
+    def _neighbors_and_ties(self, X):
+        """The k neighbors and, per query, every item at the k-th exact distance
         the search can see: its refined candidates (one search: the first k of
-        them are the neighbours), or with ``exact=True`` every item the lower
+        them are the neighbors), or with ``exact=True`` every item the lower
         bound does not rule out."""
         if not self.exact:
             n_available = self.n_samples_fit_ - (X is None)
@@ -121,7 +121,7 @@ class SupervisedFilterRefineBase(FilterRefineBase):
 
 
 def _shared_row(distances, indices, kth, tied, n_neighbors):
-    """Voters of one query: the closer neighbours, then the tied items sharing the rest."""
+    """Voters of one query: the closer neighbors, then the tied items sharing the rest."""
     closer = distances < kth
     n_closer = int(closer.sum())
     tied = np.sort(tied)

@@ -1,4 +1,4 @@
-"""FilterRefineNeighbors: unsupervised filter-and-refine neighbour search."""
+"""FilterRefineNeighbors: unsupervised filter-and-refine neighbor search."""
 
 from numbers import Real
 
@@ -16,7 +16,7 @@ from ._exact import bounded_items
 
 
 class FilterRefineNeighbors(FilterRefineBase):
-    """Nearest neighbours under an expensive metric, filtered by an embedding.
+    """Nearest neighbors under an expensive metric, filtered by an embedding.
 
     The embedder maps every item to a vector; queries take the
     ``n_candidates`` nearest base items in that cheap vector space (filter),
@@ -41,7 +41,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         Exact distance: a name from :func:`sklearn_ed.distances.available_metrics`,
         a :class:`~sklearn_ed.distances.Metric`, or ``metric(x, y) -> float``.
     n_neighbors : int, default=5
-        Default number of neighbours of :meth:`kneighbors`.
+        Default number of neighbors of :meth:`kneighbors`.
     radius : float, default=1.0
         Default radius of :meth:`radius_neighbors`.
     n_candidates : "auto", int or float, default="auto"
@@ -57,8 +57,8 @@ class FilterRefineNeighbors(FilterRefineBase):
     check_recall : bool, default=True
         Estimate the filter's recall at fit (``estimated_recall_``): a
         seeded sample of the base (20 to 200 items, about 200 true
-        neighbours in all) is searched as queries, each excluded from its
-        own answer, and compared with its exact neighbours by brute force,
+        neighbors in all) is searched as queries, each excluded from its
+        own answer, and compared with its exact neighbors by brute force,
         which costs as many exact distances as that many brute-force
         queries. Required by ``n_candidates="auto"``.
     radius_blowup : float, default=1.0
@@ -69,7 +69,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         recall check's pairs (``radius_calibration_``). ``inf`` verifies
         every item (exact radius search). The paper fitted ``g`` as a line
         and needed ``mu > 1``; the line's negative intercept lost three
-        quarters of the neighbours at radius 1 on words, the largest pair
+        quarters of the neighbors at radius 1 on words, the largest pair
         distance does not. Metrics with a lower bound on short strings
         (mean length up to 64, as words) skip the embedding: radius queries
         verify every item the lossless bound keeps, as with ``exact=True``.
@@ -131,8 +131,8 @@ class FilterRefineNeighbors(FilterRefineBase):
 
     See Also
     --------
-    FilterRefineClassifier : Classification by filtered nearest neighbours.
-    FilterRefineTransformer : Sparse neighbour graph for precomputed-metric estimators.
+    FilterRefineClassifier : Classification by filtered nearest neighbors.
+    FilterRefineTransformer : Sparse neighbor graph for precomputed-metric estimators.
 
     Examples
     --------

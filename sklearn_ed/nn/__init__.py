@@ -5,7 +5,7 @@
 - :mod:`._losses`: :class:`TripletApproximationLoss` (triplet loss with a
   per-triplet margin plus ``alpha`` times the approximation error), and the
   GRU's :class:`PairAbsoluteLoss` and :class:`HalfSquaredTripletLoss`.
-- :mod:`._triplets`: top-k neighbour lists from an exact distance matrix and
+- :mod:`._triplets`: top-k neighbor lists from an exact distance matrix and
   :class:`TopKTripletDataset`, which draws fresh triplets every epoch.
 - :mod:`._training`: :class:`TripletNet` (a ``skorch.NeuralNet`` whose batches
   are index triplets into a tensor of inputs), device and thread helpers.
@@ -23,10 +23,19 @@ losses and the skorch glue with their own module and tensor of encoded inputs.
 """
 
 import importlib
+import warnings
 
-from ._embedder import (NEURAL_PARAMETER_CONSTRAINTS, TORCH_INFERENCE_BATCH, TRAINING_THREADS,
-                        NeuralEmbedderMixin, adapted_n_neighbors, distance_jobs,
-                        inference_module, mean_off_diagonal, squared_euclidean)
+from ._embedder import (
+    NEURAL_PARAMETER_CONSTRAINTS,
+    TORCH_INFERENCE_BATCH,
+    TRAINING_THREADS,
+    NeuralEmbedderMixin,
+    TorchEmbedderMixin,
+    adapted_n_neighbors,
+    distance_jobs,
+    mean_off_diagonal,
+    squared_euclidean,
+)
 
 # Torch is imported on first use of a torch name, so ``import sklearn_ed`` stays
 # fast for users of the numeric and CGK/q-gram paths.
@@ -37,7 +46,8 @@ _LAZY = {
     "CNNEDModule": "_modules", "affine_lookup_table": "_modules", "pad_symbols": "_modules",
     "ResampleTriplets": "_training", "TripletNet": "_training", "resolve_device": "_training",
     "seeded_torch": "_training", "torch_threads": "_training",
-    "TopKTripletDataset": "_triplets", "top_k_neighbours": "_triplets",
+    "inference_device": "_training", "forward_in_batches": "_training",
+    "TopKTripletDataset": "_triplets", "top_k_neighbors": "_triplets",
     "lookup_sum": "_kernels",
     "Conv1dEmbeddingNet": "_metric_networks", "MLPEmbeddingNet": "_metric_networks",
     "TripletMarginLoss": "_metric_networks",
@@ -45,7 +55,15 @@ _LAZY = {
 }
 
 
+# Names of 0.1.0, spelt as scikit-learn spells them since.
+_RENAMED = {"top_k_neighbours": "top_k_neighbors"}
+
+
 def __getattr__(name):
+    if name in _RENAMED:
+        warnings.warn(f"sklearn_ed.nn.{name} was renamed {_RENAMED[name]} in 0.2.0; the old "
+                      "name will be removed in 0.3.0.", FutureWarning, stacklevel=2)
+        return __getattr__(_RENAMED[name])
     if name in _LAZY:
         value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
         globals()[name] = value
@@ -71,6 +89,6 @@ __all__ = [
     "pad_symbols",
     "resolve_device",
     "seeded_torch",
-    "top_k_neighbours",
+    "top_k_neighbors",
     "torch_threads",
 ]

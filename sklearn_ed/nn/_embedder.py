@@ -1,7 +1,10 @@
-"""Pieces shared by the neural string embedders: parameter constraints, the
-training sample (uniform or neighbourhoods), cached exact distances, skorch
-callbacks, inference device and batched torch inference."""
+"""The torch embedder base: the skorch training loop, device and batched
+inference (:class:`TorchEmbedderMixin`), and for the string embedders the
+training sample, cached exact distances and padding (:class:`NeuralEmbedderMixin`).
 
+Torch is imported inside the methods, so importing this module stays cheap."""
+
+import contextlib
 import copy
 import hashlib
 import warnings
@@ -12,12 +15,12 @@ from joblib import effective_n_jobs
 from sklearn.utils._param_validation import Interval, StrOptions
 from tqdm.auto import tqdm
 
-from ..utils import qgram_profiles
 from ..distances import candidate_distances, symmetric_pairwise_distances
+from ..utils import qgram_profiles
 
 # Strings per torch forward pass at inference.
 TORCH_INFERENCE_BATCH = 512
-# train_sampling="neighborhoods": proxy candidates per neighbour, refined exactly.
+# train_sampling="neighborhoods": proxy candidates per neighbor, refined exactly.
 _NEIGHBORHOOD_CANDIDATES = 10
 # Anchors whose q-gram similarities are computed in one sparse product.
 _ANCHOR_BATCH = 64
@@ -43,18 +46,6 @@ NEURAL_PARAMETER_CONSTRAINTS = {
 # process used the cores (OpenMP threads wait on each other): one thread is
 # never the slow case. n_jobs parallelises the exact distances instead.
 TRAINING_THREADS = 1
-
-
-def inference_module(module, device):
-    """``module`` on ``device`` without touching the fitted one.
-
-    The fitted module stays on the CPU; another device gets a copy for the
-    call, so concurrent calls never move a module another thread is running
-    (moving it in place made 2 of 8 concurrent GRU transforms fail).
-    """
-    if str(device) == "cpu":
-        return module
-    return copy.deepcopy(module).to(device)
 
 
 def distance_jobs(n_jobs):
@@ -95,12 +86,79 @@ def mean_off_diagonal(distances):
     return float(mean) if mean > 0 else 1.0
 
 
-class NeuralEmbedderMixin:
-    """Methods of the skorch-trained string embedders.
+class TorchEmbedderMixin:
+    """What every torch embedder shares: the skorch training loop, the device and
+    batched, thread-safe inference.
 
-    Expects the parameters ``n_train``, ``train_sampling``,
-    ``neighborhood_size``, ``n_jobs``, ``device``, ``verbose`` and
-    ``callbacks`` and the fitted ``alphabet_`` and ``max_length_``.
+    Expects the parameters ``batch_size``, ``device``, ``callbacks``,
+    ``verbose`` and ``n_jobs``. Subclasses build their module, dataset and
+    criterion; :meth:`_fit_net` trains it and :meth:`_keep_trained` stores
+    ``module_`` (on the CPU, in eval mode) and ``history_``. The fitted
+    module is saved by :func:`sklearn_ed.save` as a ``state_dict``.
+    """
+
+    @contextlib.contextmanager
+    def _training(self, seed):
+        """Training device inside a block with seeded torch and ``TRAINING_THREADS``."""
+        from . import resolve_device, seeded_torch, torch_threads
+
+        device = resolve_device(self.device)
+        with torch_threads(TRAINING_THREADS), seeded_torch(seed, device):
+            yield device
+
+    def _skorch_callbacks(self, *first):
+        """``first`` (name, callback) pairs, the progress bar at verbose >= 2, the user's."""
+        from skorch.callbacks import ProgressBar
+
+        callbacks = list(first)
+        if self.verbose >= 2:
+            callbacks.append(("progress_bar", ProgressBar()))
+        callbacks += [(f"user_{i}", cb) if not isinstance(cb, tuple) else cb
+                      for i, cb in enumerate(copy.deepcopy(self.callbacks or []))]
+        return callbacks
+
+    def _fit_net(self, module, dataset, inputs, device, *, callbacks, net_class=None,
+                 **net_params):
+        """Train ``module`` on index triplets of ``dataset`` into ``inputs``; the fitted net."""
+        from . import TripletNet
+
+        net = (net_class or TripletNet)(
+            module, batch_size=self.batch_size, train_split=None,
+            iterator_train__shuffle=False, callbacks=callbacks, verbose=int(self.verbose),
+            device=device, inputs=inputs, **net_params)
+        net.fit(dataset, y=None)
+        return net
+
+    def _keep_trained(self, module, history):
+        self.module_ = module.to("cpu").eval()
+        self.history_ = [dict(entry) for entry in history]
+
+    def _inference_device(self):
+        from . import inference_device
+
+        return inference_device(self.device)
+
+    def _run_module(self, inputs, batch_size, dtype=np.float32):
+        """``module_`` on ``inputs`` in batches, on the inference device."""
+        from . import forward_in_batches, torch_threads
+
+        device = self._inference_device()
+        # Another device gets a copy for the call, so concurrent calls never move
+        # a module another thread is running (moving it in place made 2 of 8
+        # concurrent GRU transforms fail).
+        module = self.module_ if device == "cpu" else copy.deepcopy(self.module_).to(device)
+        with torch_threads(effective_n_jobs(self.n_jobs)):
+            return forward_in_batches(module, inputs, device=device, batch_size=batch_size,
+                                      dtype=dtype)
+
+
+class NeuralEmbedderMixin(TorchEmbedderMixin):
+    """The torch base of the string embedders (CNN-ED, GRU): training sample,
+    cached exact distances of the training strings and padded inputs.
+
+    Expects, besides the :class:`TorchEmbedderMixin` parameters, ``n_train``,
+    ``train_sampling`` and ``neighborhood_size``, and the fitted ``alphabet_``
+    and ``max_length_``.
     """
 
     def _training_strings(self, strings, rng):
@@ -122,7 +180,7 @@ class NeuralEmbedderMixin:
 
         Anchors are visited in a random order; each not yet chosen anchor
         adds itself and its ``neighborhood_size - 1`` nearest not yet chosen
-        strings, until ``n_train`` are chosen. Neighbours are found by filter
+        strings, until ``n_train`` are chosen. Neighbors are found by filter
         and refine: the ``_NEIGHBORHOOD_CANDIDATES`` times as many most
         similar strings by q-gram profile (cosine of q-gram sets,
         :func:`~sklearn_ed.utils.qgram_profiles`), then exact distances to those candidates.
@@ -135,7 +193,7 @@ class NeuralEmbedderMixin:
         n_picked = 0
         order = rng.permutation(n)
         similar, batch_start = None, -1
-        progress = tqdm(total=m, desc="neighbourhood sampling", unit="string",
+        progress = tqdm(total=m, desc="neighborhood sampling", unit="string",
                         disable=not self.verbose, leave=False)
         for position, anchor in enumerate(order):
             progress.update(n_picked - progress.n)
@@ -186,47 +244,12 @@ class NeuralEmbedderMixin:
         self._train_key = key
         return self.train_distances_
 
-    def _skorch_callbacks(self):
-        """Triplet resampling, the progress bar at verbose >= 2, then the user's."""
-        from skorch.callbacks import ProgressBar
-
-        from . import ResampleTriplets
-
-        callbacks = [("resample_triplets", ResampleTriplets())]
-        if self.verbose >= 2:
-            callbacks.append(("progress_bar", ProgressBar()))
-        callbacks += [(f"user_{i}", cb) if not isinstance(cb, tuple) else cb
-                      for i, cb in enumerate(copy.deepcopy(self.callbacks or []))]
-        return callbacks
-
     def _pad(self, strings):
         from . import pad_symbols
 
         symbols, offsets = self.alphabet_.encode(strings)
         return pad_symbols(symbols, offsets, self.max_length_)
 
-    def _inference_device(self):
-        """The training device when it is available here, else the CPU."""
-        import torch
-
-        if self.device in ("cuda", "auto") and torch.cuda.is_available():
-            return "cuda"
-        return "cpu"
-
-    def _embed_torch(self, strings, device, dtype=np.float32):
-        """Run ``module_`` on padded strings in batches of ``TORCH_INFERENCE_BATCH``."""
-        import torch
-
-        from . import torch_threads
-
-        padded = self._pad(strings)
-        module = inference_module(self.module_, device)
-        out = None
-        with torch_threads(effective_n_jobs(self.n_jobs)), torch.inference_mode():
-            for start in range(0, len(padded), TORCH_INFERENCE_BATCH):
-                batch = torch.from_numpy(padded[start:start + TORCH_INFERENCE_BATCH])
-                block = module(batch.to(device)).cpu().numpy()
-                if out is None:
-                    out = np.empty((len(padded), block.shape[1]), dtype=dtype)
-                out[start:start + len(block)] = block
-        return out
+    def _embed_torch(self, strings, dtype=np.float32):
+        """``module_`` on padded strings in batches of ``TORCH_INFERENCE_BATCH``."""
+        return self._run_module(self._pad(strings), TORCH_INFERENCE_BATCH, dtype)

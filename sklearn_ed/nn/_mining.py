@@ -40,6 +40,9 @@ import torch
 from skorch.callbacks import Callback
 from torch.utils.data import Dataset
 
+from ._training import forward_in_batches
+from ._triplets import top_k_neighbors
+
 POSITIVE_STRATEGIES = ("random", "gaussian")
 NEGATIVE_STRATEGIES = ("random", "gaussian", "closest")
 # Anchors per vectorised block: bounds the (block, n) temporaries.
@@ -47,13 +50,6 @@ _BLOCK = 1024
 # Cap of the adaptive margin, in multiples of ``margin``: far negatives of a
 # dense anchor would otherwise ask for gaps wider than the unit cube allows.
 MAX_MARGIN_RATIO = 10.0
-
-
-def nearest_neighbours(distances, k):
-    """Indices (n, k) of the k nearest other objects of each row, ties by index."""
-    keyed = np.array(distances, dtype=np.float64)
-    np.fill_diagonal(keyed, np.inf)
-    return np.argsort(keyed, axis=1, kind="stable")[:, :k]
 
 
 def _pick(weights, rng):
@@ -81,7 +77,7 @@ def _pick_log_weights(log_weights, rng):
     return _pick(weights, rng)
 
 
-def draw_positives(distances, n_neighbors, strategy, rng, neighbours=None):
+def draw_positives(distances, n_neighbors, strategy, rng, neighbors=None):
     """One positive per anchor; ``-1`` where the anchor has no valid positive.
 
     Parameters
@@ -92,8 +88,8 @@ def draw_positives(distances, n_neighbors, strategy, rng, neighbours=None):
         The n of s4.2 (``1 <= n_neighbors <= n - 1``).
     strategy : {"random", "gaussian"}
     rng : numpy.random.RandomState
-    neighbours : ndarray of int, shape (n, n_neighbors), default=None
-        :func:`nearest_neighbours` of ``distances``, if already computed.
+    neighbors : ndarray of int, shape (n, n_neighbors), default=None
+        :func:`top_k_neighbors` of ``distances``, if already computed.
 
     Returns
     -------
@@ -102,20 +98,20 @@ def draw_positives(distances, n_neighbors, strategy, rng, neighbours=None):
     distances = np.asarray(distances, dtype=np.float64)
     n = len(distances)
     positives = np.full(n, -1, dtype=np.int64)
-    if neighbours is None:
-        neighbours = nearest_neighbours(distances, n_neighbors)
+    if neighbors is None:
+        neighbors = top_k_neighbors(distances, min(n_neighbors, n - 1))
     for start in range(0, n, _BLOCK):
         rows = np.arange(start, min(start + _BLOCK, n))
         block = distances[rows]
         farthest = np.where(np.arange(n)[None, :] == rows[:, None], -np.inf, block).max(axis=1)
         if strategy == "random":
-            own = neighbours[rows]
+            own = neighbors[rows]
             valid = np.take_along_axis(block, own, axis=1) < farthest[:, None]
             has = valid.any(axis=1)
             chosen = _pick(valid[has].astype(np.float64), rng)
             positives[rows[has]] = own[has, chosen]
             continue
-        sigma = block[np.arange(len(rows)), neighbours[rows, -1]] / 3.0
+        sigma = block[np.arange(len(rows)), neighbors[rows, -1]] / 3.0
         log_weights = _log_gaussian(block, sigma)
         log_weights[np.arange(len(rows)), rows] = -np.inf
         log_weights[block >= farthest[:, None]] = -np.inf
@@ -203,7 +199,7 @@ def random_triplets(distances, rng):
 
 
 def mine_triplets(distances, *, mining="neighbors", positive="gaussian", negative="random",
-                  n_neighbors=10, embedding=None, rng, neighbours=None):
+                  n_neighbors=10, embedding=None, rng, neighbors=None):
     """The (n_triplets, 3) index triplets (anchor, positive, negative) of one epoch.
 
     Anchors without a valid triplet are left out; the rows are in a random
@@ -212,7 +208,7 @@ def mine_triplets(distances, *, mining="neighbors", positive="gaussian", negativ
     if mining == "random":
         positives, negatives = random_triplets(distances, rng)
     else:
-        positives = draw_positives(distances, n_neighbors, positive, rng, neighbours)
+        positives = draw_positives(distances, n_neighbors, positive, rng, neighbors)
         negatives = draw_negatives(distances, positives, negative, rng, embedding)
     anchors = np.flatnonzero(positives >= 0)
     triplets = np.stack([anchors, positives[anchors], negatives[anchors]], axis=1)
@@ -227,7 +223,7 @@ def triplet_margins(distances, triplets, margin, anchor_scales=None):
     ``s_x`` is the anchor's scale (its distance to the ``n_neighbors``-th nearest
     object): a negative barely farther than the positive asks for almost no
     gap in the embedding, a far one for a wide gap, so the embedding keeps
-    the order of distances beyond the neighbourhood as well as inside it.
+    the order of distances beyond the neighborhood as well as inside it.
     """
     if anchor_scales is None:
         return np.full(len(triplets), margin, dtype=np.float32)
@@ -237,13 +233,13 @@ def triplet_margins(distances, triplets, margin, anchor_scales=None):
     return (margin * ratio).astype(np.float32)
 
 
-def anchor_scales(distances, neighbours):
-    """Each object's distance to its farthest listed neighbour, zeros replaced.
+def anchor_scales(distances, neighbors):
+    """Each object's distance to its farthest listed neighbor, zeros replaced.
 
     A zero scale (n duplicates of the anchor) takes the mean of the positive
     scales, or 1 if all are zero.
     """
-    scales = distances[np.arange(len(distances)), neighbours[:, -1]].astype(np.float64)
+    scales = distances[np.arange(len(distances)), neighbors[:, -1]].astype(np.float64)
     positive = scales > 0
     scales[~positive] = scales[positive].mean() if positive.any() else 1.0
     return scales
@@ -264,9 +260,9 @@ class MinedTripletDataset(Dataset):
         self.n_neighbors = n_neighbors
         self.rng = rng
         self.margin = margin
-        self.neighbours = (nearest_neighbours(self.distances, n_neighbors)
+        self.neighbors = (top_k_neighbors(self.distances, min(n_neighbors, len(distances) - 1))
                            if mining == "neighbors" or adaptive_margin else None)
-        self.scales = anchor_scales(self.distances, self.neighbours) if adaptive_margin else None
+        self.scales = anchor_scales(self.distances, self.neighbors) if adaptive_margin else None
         self.triplets = torch.zeros((0, 3), dtype=torch.int64)
         self.margins = torch.zeros(0, dtype=torch.float32)
 
@@ -278,7 +274,7 @@ class MinedTripletDataset(Dataset):
         triplets = mine_triplets(self.distances, mining=self.mining, positive=self.positive,
                                  negative=self.negative, n_neighbors=self.n_neighbors,
                                  embedding=embedding, rng=self.rng,
-                                 neighbours=self.neighbours)
+                                 neighbors=self.neighbors)
         self.triplets = torch.from_numpy(triplets)
         self.margins = torch.from_numpy(
             triplet_margins(self.distances, triplets, self.margin, self.scales))
@@ -306,12 +302,8 @@ def embed_inputs(net, batch_size=1024):
     module = net.module_
     was_training = module.training
     module.eval()
-    blocks = []
     try:
-        with torch.no_grad():
-            for start in range(0, len(net.inputs), batch_size):
-                batch = net.inputs[start:start + batch_size].to(net.device)
-                blocks.append(module(batch).double().cpu().numpy())
+        return forward_in_batches(module, net.inputs, device=net.device, batch_size=batch_size,
+                                  dtype=np.float64)
     finally:
         module.train(was_training)
-    return np.concatenate(blocks, axis=0)

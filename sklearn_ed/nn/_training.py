@@ -3,6 +3,7 @@
 import contextlib
 import os
 
+import numpy as np
 import torch
 from skorch import NeuralNet
 from skorch.callbacks import Callback
@@ -29,6 +30,60 @@ def resolve_device(device):
             f"device={device!r} but CUDA is not available; use device='cpu' or 'auto'."
         )
     return device
+
+
+def inference_device(device):
+    """Where a fitted module runs: CUDA when ``device`` asked for it and it is here, else CPU.
+
+    A module trained on a GPU thus runs on a machine without one.
+
+    Parameters
+    ----------
+    device : str
+        The ``device`` parameter of the embedder (``"cpu"``, ``"cuda"`` or ``"auto"``).
+
+    Returns
+    -------
+    device : str
+        ``"cuda"`` or ``"cpu"``.
+    """
+    if str(device).startswith("cuda") or device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return "cpu"
+
+
+def forward_in_batches(module, inputs, *, device, batch_size, dtype=np.float32):
+    """``module(inputs)`` in batches, without gradients, as one numpy array.
+
+    Parameters
+    ----------
+    module : torch.nn.Module
+        The network, already on ``device`` and in the mode wanted.
+    inputs : ndarray or torch.Tensor
+        The inputs, first axis the items.
+    device : str
+        Where each batch is moved before the forward pass.
+    batch_size : int
+        Items per forward pass (bounds the activations' memory).
+    dtype : numpy dtype, default=np.float32
+        Dtype of the output.
+
+    Returns
+    -------
+    outputs : ndarray of shape (n_items, n_outputs)
+        The module's outputs, on the CPU.
+    """
+    out = None
+    with torch.inference_mode():
+        for start in range(0, len(inputs), batch_size):
+            batch = inputs[start:start + batch_size]
+            if isinstance(batch, np.ndarray):
+                batch = torch.from_numpy(batch)
+            block = module(batch.to(device)).cpu().numpy()
+            if out is None:
+                out = np.empty((len(inputs), block.shape[1]), dtype=dtype)
+            out[start:start + len(block)] = block
+    return out
 
 
 def _usable_cores():

@@ -1,4 +1,4 @@
-"""Triplets (anchor, positive, negative) drawn from exact top-k neighbours."""
+"""Triplets (anchor, positive, negative) drawn from exact top-k neighbors."""
 
 import numpy as np
 import torch
@@ -6,7 +6,7 @@ from sklearn.utils import check_random_state
 from torch.utils.data import Dataset
 
 
-def top_k_neighbours(distances, k):
+def top_k_neighbors(distances, k):
     """Indices of the ``k`` nearest other items of each row (self excluded).
 
     Ties are broken by index (stable sort), so the result is deterministic.
@@ -16,11 +16,11 @@ def top_k_neighbours(distances, k):
     distances : ndarray of shape (n, n)
         Exact distances between the training items.
     k : int
-        Number of neighbours, at most ``n - 1``.
+        Number of neighbors, at most ``n - 1``.
 
     Returns
     -------
-    neighbours : ndarray of int64, shape (n, k)
+    neighbors : ndarray of int64, shape (n, k)
     """
     distances = np.asarray(distances)
     n = distances.shape[0]
@@ -36,8 +36,8 @@ class TopKTripletDataset(Dataset):
     """Random triplets of a training set, redrawn by :meth:`resample`.
 
     Dai et al. (2020), s3.1: an anchor is drawn uniformly from the training set, two
-    distinct items from its top-k exact neighbours; the closer one (ties:
-    the one earlier in the neighbour list) is the positive. An epoch is
+    distinct items from its top-k exact neighbors; the closer one (ties:
+    the one earlier in the neighbor list) is the positive. An epoch is
     ``n_triplets`` triplets (the training-set size in the paper).
 
     Items are ``(indices, distances)``: ``indices`` (3,) int64 (anchor,
@@ -48,8 +48,8 @@ class TopKTripletDataset(Dataset):
     ----------
     distances : ndarray of shape (n, n)
         Exact distances between the training items.
-    neighbours : ndarray of int, shape (n, k)
-        Top-k neighbour lists (:func:`top_k_neighbours`), ``k >= 2``.
+    neighbors : ndarray of int, shape (n, k)
+        Top-k neighbor lists (:func:`top_k_neighbors`), ``k >= 2``.
     n_triplets : int
         Triplets per epoch.
     scale : float, default=1.0
@@ -58,11 +58,11 @@ class TopKTripletDataset(Dataset):
         Seeds the draws; successive :meth:`resample` calls continue it.
     """
 
-    def __init__(self, distances, neighbours, n_triplets, scale=1.0, random_state=None):
+    def __init__(self, distances, neighbors, n_triplets, scale=1.0, random_state=None):
         self.distances = np.asarray(distances)
-        self.neighbours = np.asarray(neighbours)
-        if self.neighbours.shape[1] < 2:
-            raise ValueError("Triplets need at least 2 neighbours per anchor.")
+        self.neighbors = np.asarray(neighbors)
+        if self.neighbors.shape[1] < 2:
+            raise ValueError("Triplets need at least 2 neighbors per anchor.")
         self.n_triplets = int(n_triplets)
         self.scale = float(scale)
         self._rng = check_random_state(random_state)
@@ -70,13 +70,13 @@ class TopKTripletDataset(Dataset):
 
     def resample(self):
         """Draw the triplets of the next epoch."""
-        rng, neighbours = self._rng, self.neighbours
-        n, k = neighbours.shape
+        rng, neighbors = self._rng, self.neighbors
+        n, k = neighbors.shape
         anchors = rng.randint(0, n, size=self.n_triplets)
         first = rng.randint(0, k, size=self.n_triplets)
         second = (first + rng.randint(1, k, size=self.n_triplets)) % k  # distinct slot
-        a_first = neighbours[anchors, first]
-        a_second = neighbours[anchors, second]
+        a_first = neighbors[anchors, first]
+        a_second = neighbors[anchors, second]
         d_first = self.distances[anchors, a_first]
         d_second = self.distances[anchors, a_second]
         swap = (d_second < d_first) | ((d_second == d_first) & (second < first))

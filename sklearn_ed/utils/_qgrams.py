@@ -1,6 +1,6 @@
-"""Binary q-gram set profiles of strings: a cheap proxy for edit-distance neighbours.
+"""Binary q-gram set profiles of strings: a cheap proxy for edit-distance neighbors.
 
-Numba kernels apart from the estimators; used by the neighbourhood sampling
+Numba kernels apart from the estimators; used by the neighborhood sampling
 of the neural embedders' training sets.
 """
 
@@ -12,7 +12,7 @@ _QGRAM_BUCKETS = 1 << 20
 
 
 def qgram_profiles(strings, alphabet):
-    """L2-normalised binary q-gram set profiles (scipy CSR), for neighbour search.
+    """L2-normalised binary q-gram set profiles (scipy CSR), for neighbor search.
 
     ``q`` is the smallest integer >= 2 with ``a ** q >= 4 * mean length``
     (``a`` the alphabet size), so that two unrelated strings share few

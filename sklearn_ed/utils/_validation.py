@@ -13,7 +13,7 @@ def take_items(X, indices):
 
 
 def check_distance_matrices(exact_distances, embedding_distances, k):
-    """Validate a pair of (n_queries, n_base) matrices and the neighbour count k."""
+    """Validate a pair of (n_queries, n_base) matrices and the neighbor count k."""
     exact = np.asarray(exact_distances, dtype=np.float64)
     embedded = np.asarray(embedding_distances, dtype=np.float64)
     if exact.ndim != 2 or exact.shape != embedded.shape:

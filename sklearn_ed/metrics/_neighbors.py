@@ -1,4 +1,4 @@
-"""Quality of an embedding for neighbour search, as the seed papers define it.
+"""Quality of an embedding for neighbor search, as the seed papers define it.
 
 All functions take two (n_queries, n_base) matrices: exact distances and
 embedding distances between the same queries and base items. Ties are
@@ -13,7 +13,7 @@ import numpy as np
 from ..utils import check_distance_matrices
 
 
-def _true_neighbour_ranks(exact_distances, embedding_distances, k):
+def _true_neighbor_ranks(exact_distances, embedding_distances, k):
     """Per query, the sorted embedding ranks (1-based) of its true top-k items."""
     exact_distances, embedding_distances = check_distance_matrices(
         exact_distances, embedding_distances, k)
@@ -46,7 +46,7 @@ def recall_curve(exact_distances, embedding_distances, *, k=10, n_candidates=Non
     embedding_distances : ndarray of shape (n_queries, n_base)
         Distances between the embeddings of the same pairs.
     k : int, default=10
-        Number of true neighbours.
+        Number of true neighbors.
     n_candidates : array-like of int, default=None
         Candidate counts C; default: 50 values spaced geometrically from 1 to
         n_base.
@@ -67,7 +67,7 @@ def recall_curve(exact_distances, embedding_distances, *, k=10, n_candidates=Non
     >>> recall_curve(exact, embedded, k=2, n_candidates=[1, 2, 3, 4])
     (array([1, 2, 3, 4]), array([0.5, 0.5, 0.5, 1. ]))
     """
-    ranks = _true_neighbour_ranks(exact_distances, embedding_distances, k)
+    ranks = _true_neighbor_ranks(exact_distances, embedding_distances, k)
     n_base = np.shape(exact_distances)[1]
     if n_candidates is None:
         n_candidates = np.unique(np.geomspace(1, n_base, num=50).astype(np.int64))
@@ -86,7 +86,7 @@ def top_k_recall(exact_distances, embedding_distances, *, k=10, n_candidates=100
     embedding_distances : ndarray of shape (n_queries, n_base)
         Embedding distances of the same pairs.
     k : int, default=10
-        Number of true neighbours.
+        Number of true neighbors.
     n_candidates : int, default=100
         Number of candidates C taken by embedding distance.
 
@@ -112,7 +112,7 @@ def exact_distances_needed(exact_distances, embedding_distances, *, k=10):
     """Per query, the fewest candidates (by embedding rank) holding its exact top-k.
 
     This is the number of exact distances a filter-and-refine search must
-    compute to return all k true neighbours of that query.
+    compute to return all k true neighbors of that query.
 
     Parameters
     ----------
@@ -121,7 +121,7 @@ def exact_distances_needed(exact_distances, embedding_distances, *, k=10):
     embedding_distances : ndarray of shape (n_queries, n_base)
         Embedding distances of the same pairs.
     k : int, default=10
-        Number of true neighbours (ties at the k-th distance count as found).
+        Number of true neighbors (ties at the k-th distance count as found).
 
     Returns
     -------
@@ -136,17 +136,17 @@ def exact_distances_needed(exact_distances, embedding_distances, *, k=10):
     >>> exact_distances_needed(exact, np.array([[0.3, 0.1, 0.2]]), k=1)
     array([3])
     """
-    ranks = _true_neighbour_ranks(exact_distances, embedding_distances, k)
+    ranks = _true_neighbor_ranks(exact_distances, embedding_distances, k)
     return np.array([rank[k - 1] for rank in ranks], dtype=np.int64)
 
 
 def exact_distance_speedup(exact_distances, embedding_distances, *, k=10, p=0.95):
-    """Speedup over brute force when the k true neighbours of a share p of queries are found.
+    """Speedup over brute force when the k true neighbors of a share p of queries are found.
 
     Following Athitsos et al. and Lary (2022) (s5.3): N_p is the smallest
     number of exact distances per query such that, refining the N_p best
     candidates by embedding distance, a fraction ``p`` of the queries get
-    all their k true neighbours. The speedup is ``n_base / N_p``.
+    all their k true neighbors. The speedup is ``n_base / N_p``.
 
     Parameters
     ----------
@@ -155,7 +155,7 @@ def exact_distance_speedup(exact_distances, embedding_distances, *, k=10, p=0.95
     embedding_distances : ndarray of shape (n_queries, n_base)
         Embedding distances of the same pairs.
     k : int, default=10
-        Number of true neighbours.
+        Number of true neighbors.
     p : float, default=0.95
         Fraction of queries, in (0, 1].
 
