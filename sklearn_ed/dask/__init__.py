@@ -14,11 +14,9 @@ except ImportError as error:  # pragma: no cover - the extra is missing
         "sklearn_ed.dask needs Dask's distributed scheduler: "
         "pip install 'sklearn-ed[dask]'") from error
 
-from ._sharded import (
-    ShardedFilterRefineClassifier,
-    ShardedFilterRefineNeighbors,
-    ShardedFilterRefineRegressor,
-)
+from ._classification import ShardedFilterRefineClassifier
+from ._regression import ShardedFilterRefineRegressor
+from ._unsupervised import ShardedFilterRefineNeighbors
 
 __all__ = [
     "ShardedFilterRefineClassifier",

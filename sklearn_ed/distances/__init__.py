@@ -9,6 +9,9 @@ grey-level images (through their edge pixels). Add more with
 
 from ._bounds import DTWBound, LevenshteinBound
 from ._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
+
+# The developer interface of sibling subpackages (not in __all__).
+from ._dispatch import scatter_to_workers
 from ._dtw import DTW, make_dtw_metric
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
@@ -19,11 +22,7 @@ from ._pairwise import (
     ragged_candidate_distances,
     symmetric_pairwise_distances,
 )
-from ._registry import Metric, available_metrics, get_metric, register_metric
-
-# The developer interface of sibling subpackages (not in __all__).
-from ._dispatch import scatter_to_workers
-from ._registry import declare_metric_input
+from ._registry import Metric, available_metrics, declare_metric_input, get_metric, register_metric
 
 for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE):
     register_metric(_metric, overwrite=True)

@@ -3,7 +3,6 @@
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -102,7 +101,6 @@ class CGKEmbedder(BaseStringEmbedder):
         self.on_long_string = on_long_string
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the alphabet and padding length and draw the random walks.
 

@@ -3,7 +3,6 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -11,8 +10,6 @@ from sklearn.utils.validation import check_is_fitted
 from ..nn import (
     NEURAL_PARAMETER_CONSTRAINTS,
     NeuralEmbedderMixin,
-    adapted_n_neighbors,
-    mean_off_diagonal,
     squared_euclidean,
 )
 from ._base import BaseStringEmbedder
@@ -226,7 +223,6 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         self.on_long_string = on_long_string
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the alphabet and padding length, then train the network.
 
@@ -251,35 +247,22 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         from ..nn import (
             CNNEDModule,
             ResampleTriplets,
-            TopKTripletDataset,
             TripletApproximationLoss,
-            top_k_neighbors,
         )
 
         rng = check_random_state(self.random_state)
-        train, chosen = self._training_strings(strings, rng)
-        n = len(train)
-        k = adapted_n_neighbors(self.n_neighbors, n, type(self).__name__)
-        distances = self._train_distances(train)
-        scale = mean_off_diagonal(distances)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
+        train, distances, dataset, seed = self._top_k_triplets(strings, rng)
         with self._training(seed) as device:
             module = CNNEDModule(
                 self.alphabet_.n_symbols, self.max_length_, n_components=self.n_components,
                 n_layers=self.n_layers, n_channels=self.n_channels, pooling=self.pooling,
                 activation=self.activation, input_mode=self.input_mode)
-            dataset = TopKTripletDataset(distances, top_k_neighbors(distances, k),
-                                         n_triplets=n, scale=scale, random_state=seed)
             net = self._fit_net(
                 module, dataset, torch.from_numpy(self._pad(train)), device,
                 callbacks=self._skorch_callbacks(("resample_triplets", ResampleTriplets())),
                 criterion=TripletApproximationLoss, criterion__alpha=self.alpha,
                 optimizer=torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs)
         self._keep_trained(net.module_, net.history)
-        self.n_train_ = n
-        self.train_indices_ = chosen
-        self.n_neighbors_ = k
-        self.distance_scale_ = scale
         self.n_features_out_ = self.n_components
         self._lookup = None
         self.distance_map_ = self._fit_distance_map(train, distances, rng)

@@ -4,7 +4,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -12,8 +11,6 @@ from sklearn.utils.validation import check_is_fitted
 from ..nn import (
     NEURAL_PARAMETER_CONSTRAINTS,
     NeuralEmbedderMixin,
-    adapted_n_neighbors,
-    mean_off_diagonal,
     squared_euclidean,
 )
 from ._base import BaseStringEmbedder
@@ -226,7 +223,6 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         self.max_output_bytes = max_output_bytes
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Learn the alphabet and padding length, then train the phases.
 
@@ -275,18 +271,11 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
             HashLearningNet,
             PairAbsoluteLoss,
             ResampleTriplets,
-            TopKTripletDataset,
-            top_k_neighbors,
         )
 
         plan = self._phase_plan()
         rng = check_random_state(self.random_state)
-        train, chosen = self._training_strings(strings, rng)
-        n = len(train)
-        k = adapted_n_neighbors(self.n_neighbors, n, type(self).__name__)
-        distances = self._train_distances(train)
-        scale = mean_off_diagonal(distances)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
+        train, distances, dataset, seed = self._top_k_triplets(strings, rng)
         inputs = torch.from_numpy(self._pad(train))
         history = []
         with self._training(seed) as device:
@@ -294,8 +283,6 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
                                hidden_size=self.hidden_size,
                                n_step_components=self.n_step_components,
                                dropout=self.dropout)
-            dataset = TopKTripletDataset(distances, top_k_neighbors(distances, k),
-                                         n_triplets=n, scale=scale, random_state=seed)
             for phase, epochs in plan:
                 first = [("resample_triplets", ResampleTriplets())]
                 net_class, criterion, extra = None, PairAbsoluteLoss, {}
@@ -314,10 +301,6 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
                 module = net.module_
                 history += [{**dict(entry), "phase": phase} for entry in net.history]
         self._keep_trained(module, history)
-        self.n_train_ = n
-        self.train_indices_ = chosen
-        self.n_neighbors_ = k
-        self.distance_scale_ = scale
         cgk = self.module_.cgk
         self.hash_table_ = None if cgk is None else cgk.table.numpy().copy()
         self.threshold_ = None if cgk is None else float(cgk.threshold)

@@ -15,9 +15,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..distances import Metric, get_metric, symmetric_pairwise_distances
-from ..nn import TorchEmbedderMixin, distance_jobs
-from ..utils import take_items
+from ..distances import Metric, declare_metric_input, get_metric, symmetric_pairwise_distances
+from ..nn import TORCH_PARAMETER_CONSTRAINTS, TorchEmbedderMixin, distance_jobs
+from ..utils import check_numeric_objects, take_items
 
 # Objects per forward pass in transform (bounded memory).
 _TRANSFORM_BATCH = 1024
@@ -190,6 +190,7 @@ class TripletMinedEmbedder(TorchEmbedderMixin, ClassNamePrefixFeaturesOutMixin, 
     embedding_metric = "euclidean"
 
     _parameter_constraints: dict = {
+        **TORCH_PARAMETER_CONSTRAINTS,
         "metric": [str, callable, Metric],
         "network": [StrOptions({"mlp", "conv1d"}), HasMethods(["forward", "parameters"])],
         "n_components": [Interval(Integral, 1, None, closed="left")],
@@ -200,15 +201,9 @@ class TripletMinedEmbedder(TorchEmbedderMixin, ClassNamePrefixFeaturesOutMixin, 
         "margin": [Interval(Real, 0, None, closed="left")],
         "adaptive_margin": ["boolean"],
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
         "optimizer": [type, None],
         "lr": [Interval(Real, 0, None, closed="neither"), None],
         "n_train": [Interval(Integral, 3, None, closed="left"), None],
-        "device": [StrOptions({"cpu", "cuda", "auto"})],
-        "callbacks": [list, None],
-        "verbose": ["verbose"],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
     }
 
     def __init__(self, metric="dtw", *, network="mlp", n_components=16, positive="gaussian",
@@ -248,7 +243,7 @@ class TripletMinedEmbedder(TorchEmbedderMixin, ClassNamePrefixFeaturesOutMixin, 
         if spec.input_type == "vectors":
             X = validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
             return X, self._fit_length(X[:, None, :], reset)
-        objects, arrays = _check_numeric_objects(X)
+        objects, arrays = check_numeric_objects(X)
         return objects, self._fit_length(arrays, reset)
 
     def _fit_length(self, arrays, reset):
@@ -391,54 +386,8 @@ class TripletMinedEmbedder(TorchEmbedderMixin, ClassNamePrefixFeaturesOutMixin, 
         return self.n_features_out_
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+        tags = declare_metric_input(super().__sklearn_tags__(), self.metric)
         tags.transformer_tags.preserves_dtype = ["float32"]  # always float32 out
         tags.non_deterministic = self.device != "cpu"
-        try:
-            input_type = get_metric(self.metric).input_type
-        except (TypeError, ValueError):  # invalid metric: fit will say so
-            return tags
-        if input_type != "vectors":
-            tags.input_tags.two_d_array = False
-            tags.input_tags.three_d_array = True
+        tags.input_tags.three_d_array = not tags.input_tags.two_d_array
         return tags
-
-
-def _check_numeric_objects(X):
-    """Objects as given (for the metric) and their float (channels, length) arrays."""
-    if isinstance(X, np.ndarray) and X.dtype != object:
-        if X.ndim not in (2, 3) or not np.issubdtype(X.dtype, np.number):
-            raise ValueError(
-                "Expected a numeric 2-D (n_samples, length) or 3-D (n_samples, channels, "
-                f"length) array, or a list of arrays; got shape {X.shape}, dtype {X.dtype}.")
-        values = X.astype(np.float64, copy=False)
-        bad = ~np.isfinite(values.reshape(len(values), -1)).all(axis=1)
-        if bad.any():
-            raise ValueError(f"X[{np.flatnonzero(bad)[0]}] contains NaN or infinite values.")
-        if len(values) == 0:
-            raise ValueError("X contains 0 samples; at least one sample is required.")
-        return X, values[:, None, :] if values.ndim == 2 else values
-    if isinstance(X, str) or not hasattr(X, "__len__"):
-        raise TypeError(f"X must be an array or a list of arrays, got {type(X).__name__}.")
-    objects = list(X)
-    if not objects:
-        raise ValueError("X contains 0 samples; at least one sample is required.")
-    arrays = []
-    for index, item in enumerate(objects):
-        try:
-            values = np.asarray(item, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"X[{index}] is not numeric: {type(item).__name__}.") from None
-        if values.ndim == 0:
-            values = values.reshape(1, 1)
-        elif values.ndim == 1:
-            values = values[None, :]
-        if values.ndim != 2 or values.shape[1] == 0:
-            raise ValueError(f"X[{index}] must be a scalar, a non-empty (length,) or a "
-                             f"(channels, length) array; got shape {np.shape(item)}.")
-        if not np.isfinite(values).all():
-            raise ValueError(f"X[{index}] contains NaN or infinite values.")
-        arrays.append(values)
-    return objects, arrays
-
-

@@ -84,17 +84,20 @@ class BaseIndex:
         embedding = np.asarray(embedding)
         if embedding.ndim != 2:
             raise ValueError(f"embeddings must be 2-D, got shape {embedding.shape}.")
+        self._check_width(embedding)
+        if self.metric == "hamming":
+            if embedding.dtype.kind == "f":
+                embedding = embedding.astype(np.int64)
+            return pack_symbol_codes(embedding, self.n_symbols)
+        return np.ascontiguousarray(embedding, dtype=np.float32)
+
+    def _check_width(self, embedding):
         if self._dim is not None and embedding.shape[1] != self._dim:
             raise ValueError(
                 f"embeddings have {embedding.shape[1]} features but the index holds "
                 f"{self._dim}-feature embeddings; embed queries with the embedder "
                 "that built the index."
             )
-        if self.metric == "hamming":
-            if embedding.dtype.kind == "f":
-                embedding = embedding.astype(np.int64)
-            return pack_symbol_codes(embedding, self.n_symbols)
-        return np.ascontiguousarray(embedding, dtype=np.float32)
 
     def add(self, embedding):
         """Append embedded items; they get the next item indices.

@@ -54,12 +54,7 @@ class SparseCosineIndex(BaseIndex):
         if not sparse.issparse(embedding):
             raise ValueError("SparseCosineIndex takes scipy sparse rows (a QGramEmbedder's "
                              f"output), got {type(embedding).__name__}.")
-        if self._dim is not None and embedding.shape[1] != self._dim:
-            raise ValueError(
-                f"embeddings have {embedding.shape[1]} features but the index holds "
-                f"{self._dim}-feature embeddings; embed queries with the embedder "
-                "that built the index."
-            )
+        self._check_width(embedding)
         return normalize(sparse.csr_matrix(embedding, dtype=np.float32))
 
     def add(self, embedding):

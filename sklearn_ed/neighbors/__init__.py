@@ -3,6 +3,7 @@
 from ._classification import FilterRefineClassifier
 from ._graph import FilterRefineTransformer
 from ._regression import FilterRefineRegressor
+
 # For the sharded estimators of sklearn_ed.dask (not in __all__).
 from ._supervised import neighbor_weights, vote_shares
 from ._unsupervised import FilterRefineNeighbors

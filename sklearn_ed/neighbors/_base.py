@@ -19,7 +19,6 @@ from tqdm.auto import tqdm
 
 from ..distances import (
     Metric,
-    available_metrics,
     candidate_distances,
     declare_metric_input,
     get_metric,
@@ -40,7 +39,7 @@ from ._batching import (
     concat_items,
     short_strings,
 )
-from ._exact import verify_bounded
+from ._exact import check_lower_bound, verify_bounded
 from ._recall_check import check_recall, low_recall_advice, sample_size
 
 
@@ -86,7 +85,8 @@ class FilterRefineBase(BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _fit(self, X):
         """Embed and index ``X`` (already validated), then check the filter's recall."""
-        self._check_exact()
+        if self.exact:
+            check_lower_bound(self._metric_spec, self.effective_metric_)
         if self.n_candidates == "auto" and not self.check_recall:
             raise ValueError(
                 'n_candidates="auto" picks the candidate count from the recall check; '
@@ -159,25 +159,11 @@ class FilterRefineBase(BaseEstimator):
                   f"({check.n_queries} pseudo-queries)")
         if self.estimated_recall_ < self.target_recall and not self.exact:
             # exact=True answers exactly whatever the filter's recall.
-            self._warn_low_recall(check, k, fixed)
+            message = low_recall_advice(check, k, self.n_candidates_, fixed, self.target_recall,
+                                        type(self.embedder_).__name__)
+            # Raised from fit: _fit_context, fit, _fit, _fit_n_candidates, here.
+            warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=5)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
-
-    def _warn_low_recall(self, check, k, fixed):
-        message = low_recall_advice(check, k, self.n_candidates_, fixed, self.target_recall,
-                                    type(self.embedder_).__name__)
-        # Raised from fit: _fit_context, fit, _fit, _fit_n_candidates, here.
-        warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=6)
-
-    def _check_exact(self):
-        if self.exact and self._metric_spec.lower_bound is None:
-            names = [name for name in available_metrics()
-                     if get_metric(name).lower_bound is not None]
-            raise ValueError(
-                f"exact=True needs a metric that declares a lower bound ({names}, or "
-                "make_dtw_metric(window=...)); "
-                f"metric={self.effective_metric_!r} declares none. Register a Metric "
-                "with a lower_bound, or set n_candidates=1.0 for brute force."
-            )
 
     def _fit_bound(self):
         """The metric's lower bound over the base, where a search needs it."""

@@ -9,7 +9,7 @@ the answer equals brute force.
 
 import numpy as np
 
-from ..distances import candidate_distances
+from ..distances import available_metrics, candidate_distances, get_metric
 from ..utils import take_items
 
 # Bounds are computed for at most this many (query, item) pairs at once, and
@@ -69,3 +69,16 @@ def _verify_row(search, query, items, bounds, distances, indices):
         indices[:], distances[:] = merged_ind[order], merged_dist[order]
         n_verified += block.size
     return n_verified
+
+
+def check_lower_bound(metric_spec, metric_name):
+    """Raise unless the metric declares the lower bound ``exact=True`` prunes with."""
+    if metric_spec.lower_bound is None:
+        names = [name for name in available_metrics()
+                 if get_metric(name).lower_bound is not None]
+        raise ValueError(
+            f"exact=True needs a metric that declares a lower bound ({names}, or "
+            "make_dtw_metric(window=...)); "
+            f"metric={metric_name!r} declares none. Register a Metric "
+            "with a lower_bound, or set n_candidates=1.0 for brute force."
+        )

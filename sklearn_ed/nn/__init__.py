@@ -28,6 +28,7 @@ import warnings
 from ._embedder import (
     NEURAL_PARAMETER_CONSTRAINTS,
     TORCH_INFERENCE_BATCH,
+    TORCH_PARAMETER_CONSTRAINTS,
     TRAINING_THREADS,
     NeuralEmbedderMixin,
     TorchEmbedderMixin,

@@ -25,19 +25,23 @@ _NEIGHBORHOOD_CANDIDATES = 10
 # Anchors whose q-gram similarities are computed in one sparse product.
 _ANCHOR_BATCH = 64
 
-# Constraints of the parameters every neural string embedder has.
-NEURAL_PARAMETER_CONSTRAINTS = {
-    "n_neighbors": [Interval(Integral, 2, None, closed="left")],
-    "n_train": [Interval(Integral, 3, None, closed="left"), None],
-    "train_sampling": [StrOptions({"uniform", "neighborhoods"})],
-    "neighborhood_size": [Interval(Integral, 1, None, closed="left")],
+# Constraints of the parameters every torch embedder has.
+TORCH_PARAMETER_CONSTRAINTS = {
     "batch_size": [Interval(Integral, 1, None, closed="left")],
-    "lr": [Interval(Real, 0, None, closed="neither")],
     "device": [StrOptions({"cpu", "cuda", "auto"})],
     "callbacks": [list, None],
     "verbose": ["verbose"],
     "n_jobs": [Integral, None],
     "random_state": ["random_state"],
+}
+# ... and those of the string embedders trained on top-k triplets (CNN-ED, GRU).
+NEURAL_PARAMETER_CONSTRAINTS = {
+    **TORCH_PARAMETER_CONSTRAINTS,
+    "n_neighbors": [Interval(Integral, 2, None, closed="left")],
+    "n_train": [Interval(Integral, 3, None, closed="left"), None],
+    "train_sampling": [StrOptions({"uniform", "neighborhoods"})],
+    "neighborhood_size": [Interval(Integral, 1, None, closed="left")],
+    "lr": [Interval(Real, 0, None, closed="neither")],
 }
 
 
@@ -160,6 +164,25 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
     ``train_sampling`` and ``neighborhood_size``, and the fitted ``alphabet_``
     and ``max_length_``.
     """
+
+    def _top_k_triplets(self, strings, rng):
+        """The training strings, their exact distances, a triplet sampler over them
+        and the seed of the training.
+
+        Sets ``n_train_``, ``train_indices_``, ``n_neighbors_`` and
+        ``distance_scale_`` (the mean distance the triplets are divided by).
+        """
+        from . import TopKTripletDataset, top_k_neighbors
+
+        train, self.train_indices_ = self._training_strings(strings, rng)
+        self.n_train_ = n = len(train)
+        self.n_neighbors_ = adapted_n_neighbors(self.n_neighbors, n, type(self).__name__)
+        distances = self._train_distances(train)
+        self.distance_scale_ = mean_off_diagonal(distances)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        dataset = TopKTripletDataset(distances, top_k_neighbors(distances, self.n_neighbors_),
+                                     n_triplets=n, scale=self.distance_scale_, random_state=seed)
+        return train, distances, dataset, seed
 
     def _training_strings(self, strings, rng):
         """The training strings and their sorted indices (int64) in ``strings``.

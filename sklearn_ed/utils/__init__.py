@@ -27,4 +27,4 @@ from ._strings import (
                       resolve_max_length,
                       to_code_points,
 )
-from ._validation import check_distance_matrices, take_items
+from ._validation import check_distance_matrices, check_numeric_objects, take_items

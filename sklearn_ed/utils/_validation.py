@@ -26,3 +26,48 @@ def check_distance_matrices(exact_distances, embedding_distances, k):
             f"k must be an integer in [1, n_base={exact.shape[1]}], got {k!r}."
         )
     return exact, embedded
+
+
+def check_numeric_objects(X):
+    """Objects as given (for an exact metric) and their float (channels, length) arrays.
+
+    A numeric 2-D array is ``n`` series (or vectors) of one channel, a 3-D array
+    ``n`` objects of ``(channels, length)``; a list may hold arrays of different
+    lengths. NaN, infinite and non-numeric items raise errors naming their index.
+    """
+    if isinstance(X, np.ndarray) and X.dtype != object:
+        if X.ndim not in (2, 3) or not np.issubdtype(X.dtype, np.number):
+            raise ValueError(
+                "Expected a numeric 2-D (n_samples, length) or 3-D (n_samples, channels, "
+                f"length) array, or a list of arrays; got shape {X.shape}, dtype {X.dtype}.")
+        values = X.astype(np.float64, copy=False)
+        bad = ~np.isfinite(values.reshape(len(values), -1)).all(axis=1)
+        if bad.any():
+            raise ValueError(f"X[{np.flatnonzero(bad)[0]}] contains NaN or infinite values.")
+        if len(values) == 0:
+            raise ValueError("X contains 0 samples; at least one sample is required.")
+        return X, values[:, None, :] if values.ndim == 2 else values
+    if isinstance(X, str) or not hasattr(X, "__len__"):
+        raise TypeError(f"X must be an array or a list of arrays, got {type(X).__name__}.")
+    objects = list(X)
+    if not objects:
+        raise ValueError("X contains 0 samples; at least one sample is required.")
+    arrays = []
+    for index, item in enumerate(objects):
+        try:
+            values = np.asarray(item, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"X[{index}] is not numeric: {type(item).__name__}.") from None
+        if values.ndim == 0:
+            values = values.reshape(1, 1)
+        elif values.ndim == 1:
+            values = values[None, :]
+        if values.ndim != 2 or values.shape[1] == 0:
+            raise ValueError(f"X[{index}] must be a scalar, a non-empty (length,) or a "
+                             f"(channels, length) array; got shape {np.shape(item)}.")
+        if not np.isfinite(values).all():
+            raise ValueError(f"X[{index}] contains NaN or infinite values.")
+        arrays.append(values)
+    return objects, arrays
+
+
