@@ -53,8 +53,7 @@ def main():
     args = parser.parse_args()
     n_boxes, wide, tall, remote = 0, [], [], []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=args.chromium,
-                                             args=["--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": WIDTH, "height": 900})
 
         def refuse_remote(route):
@@ -76,8 +75,10 @@ def main():
                 tall.append((current, height))
         browser.close()
 
-    print(f"{len(wide)} of {n_boxes} code blocks and tables overflow at {WIDTH} px "
-          f"(at most {MAX_OVERFLOW_SHARE:.0%} allowed)")
+    print(
+        f"{len(wide)} of {n_boxes} code blocks and tables overflow at {WIDTH} px "
+        f"(at most {MAX_OVERFLOW_SHARE:.0%} allowed)"
+    )
     for where, first_line in wide:
         print(f"  wide: {where}: {first_line!r}")
     for where, height in tall:

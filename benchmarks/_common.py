@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 MIB = 2.0**20
+REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # ---------------------------------------------------------------- reporting
@@ -60,36 +61,66 @@ def _total_memory_gib():
 
 def _git_commit():
     """The checked-out commit, marked when the working tree has changes."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = REPOSITORY
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
-                                capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=root, capture_output=True, text=True, check=True).stdout
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
     return commit + (" with uncommitted changes" if dirty.strip() else "")
+
+
+def _command():
+    """How this script was started: ``python -m benchmarks.NAME ...`` under the runner."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    start = ["-m", spec.name] if spec is not None else sys.argv[:1]
+    return [os.path.relpath(sys.executable)] + start + sys.argv[1:]
 
 
 def print_header(title, notes=()):
     """Command line, versions and machine, as the first lines of a report."""
     print(title)
     print("=" * len(title))
-    print("command : " + shlex.join([os.path.relpath(sys.executable)] + sys.argv))
+    print("command : " + shlex.join(_command()))
     print("date    : " + datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     print("commit  : " + _git_commit())
     versions = ", ".join(
         f"{name} {_version(name)}"
-        for name in ("sklearn_ed", "numpy", "scipy", "sklearn", "numba", "rapidfuzz",
-                     "pynndescent")
+        for name in (
+            "sklearn_ed",
+            "numpy",
+            "scipy",
+            "sklearn",
+            "numba",
+            "rapidfuzz",
+            "torch",
+            "skorch",
+            "faiss",
+            "pynndescent",
+        )
     )
     print(f"python  : {platform.python_version()} ({platform.python_implementation()})")
     print("versions: " + versions)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(f"machine : {platform.machine()} {_cpu_model()}, {os.cpu_count()} logical cores "
-          f"({cores} usable), {_total_memory_gib():.1f} GiB RAM, {platform.system()} "
-          f"{platform.release()}")
+    print(
+        f"machine : {platform.machine()} {_cpu_model()}, {os.cpu_count()} logical cores "
+        f"({cores} usable), {_total_memory_gib():.1f} GiB RAM, {platform.system()} "
+        f"{platform.release()}"
+    )
     print(f"load    : 1/5/15-min load average at start {load} (the machine is shared)")
     for note in notes:
         print("note    : " + note)
@@ -99,8 +130,7 @@ def print_header(title, notes=()):
 
 def print_footer(start_time):
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(f"finished in {time.perf_counter() - start_time:.0f} s; "
-          f"load average at end {load}")
+    print(f"finished in {time.perf_counter() - start_time:.0f} s; load average at end {load}")
 
 
 def progress(message):
@@ -117,8 +147,9 @@ def format_table(headers, rows, title=None, align=None):
     widths = [max([len(headers[i])] + [len(row[i]) for row in rows]) for i in range(n_columns)]
 
     def line(cells):
-        parts = [cell.ljust(w) if a == "l" else cell.rjust(w)
-                 for cell, w, a in zip(cells, widths, align)]
+        parts = [
+            cell.ljust(w) if a == "l" else cell.rjust(w) for cell, w, a in zip(cells, widths, align)
+        ]
         return "  ".join(parts).rstrip()
 
     out = []
@@ -214,24 +245,32 @@ class PeakRSS:
         return False
 
     def as_dict(self):
-        return {"baseline_mib": self.baseline, "peak_mib": self.peak,
-                "extra_mib": self.extra, "method": self.method}
+        return {
+            "baseline_mib": self.baseline,
+            "peak_mib": self.peak,
+            "extra_mib": self.extra,
+            "method": self.method,
+        }
 
 
 # ---------------------------------------------------------------- workers
-def run_worker(script, spec, n_threads):
-    """Run ``script --worker SPEC`` in a fresh process; return its JSON reply.
+def run_worker(module, spec, n_threads):
+    """Run ``python -m module --worker SPEC`` in a fresh process; return its JSON reply.
 
     ``NUMBA_NUM_THREADS`` (and the BLAS/OpenMP thread counts) are set to
     ``n_threads`` so both sides of a comparison use the same cores.
     """
     env = dict(os.environ)
-    for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                 "MKL_NUM_THREADS"):
+    for name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[name] = str(n_threads)
     env.setdefault("PYTHONWARNINGS", "ignore")
-    proc = subprocess.run([sys.executable, script, "--worker", json.dumps(spec)],
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", module, "--worker", json.dumps(spec)],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=REPOSITORY,
+    )
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout + proc.stderr)
         raise RuntimeError(f"worker {spec} failed with exit status {proc.returncode}")
@@ -271,11 +310,11 @@ def topk_by_index(distances, k, chunk=64):
     indices = np.empty((n_rows, k), dtype=np.int64)
     columns = np.arange(n_columns, dtype=np.int64)
     for start in range(0, n_rows, chunk):
-        block = distances[start:start + chunk]
+        block = distances[start : start + chunk]
         key = block.astype(np.int64) * n_columns + columns
         part = np.argpartition(key, k - 1, axis=1)[:, :k]
         order = np.argsort(np.take_along_axis(key, part, axis=1), axis=1)
-        indices[start:start + chunk] = np.take_along_axis(part, order, axis=1)
+        indices[start : start + chunk] = np.take_along_axis(part, order, axis=1)
     return np.take_along_axis(distances, indices, axis=1), indices
 
 
@@ -328,14 +367,21 @@ def side_worker(spec):
 
     algorithm = spec["filter_algorithm"]
     uses_nndescent = algorithm == "nndescent" or (
-        algorithm == "auto" and len(base) >= AUTO_NNDESCENT_MIN_SAMPLES)
+        algorithm == "auto" and len(base) >= AUTO_NNDESCENT_MIN_SAMPLES
+    )
 
     def make(n_candidates, filter_algorithm=algorithm):
-        embedder = CGKEmbedder(variant=spec["variant"], n_repetitions=spec["n_repetitions"],
-                               random_state=0)
-        return FilterRefineNeighbors(embedder, n_neighbors=k, n_candidates=n_candidates,
-                                     filter_algorithm=filter_algorithm, n_jobs=n_jobs,
-                                     random_state=0)
+        embedder = CGKEmbedder(
+            variant=spec["variant"], n_repetitions=spec["n_repetitions"], random_state=0
+        )
+        return FilterRefineNeighbors(
+            embedder,
+            n_neighbors=k,
+            n_candidates=n_candidates,
+            filter_algorithm=filter_algorithm,
+            n_jobs=n_jobs,
+            random_state=0,
+        )
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -343,8 +389,9 @@ def side_worker(spec):
         # JIT-compiles pynndescent when it will be used (not cached on disk).
         start = time.perf_counter()
         warm_size = 3000 if uses_nndescent else 200
-        make(20, "nndescent" if uses_nndescent else "brute").fit(
-            base[:warm_size]).kneighbors(queries[:4])
+        make(20, "nndescent" if uses_nndescent else "brute").fit(base[:warm_size]).kneighbors(
+            queries[:4]
+        )
         reply["warmup_s"] = time.perf_counter() - start
         caught.clear()
         estimator = make(spec["candidates"][0])
@@ -365,8 +412,7 @@ def side_worker(spec):
                 query_s = time.perf_counter() - start
             np.save(f"{spec['out']}_C{n_candidates}_dist.npy", distances)
             np.save(f"{spec['out']}_C{n_candidates}_ind.npy", indices)
-            reply["queries"][str(n_candidates)] = {"query_s": query_s,
-                                                   "memory": memory.as_dict()}
+            reply["queries"][str(n_candidates)] = {"query_s": query_s, "memory": memory.as_dict()}
         reply["warnings"] = sorted({str(w.message).split(";")[0] for w in caught})
     worker_reply(reply)
 
@@ -392,12 +438,15 @@ def recall_and_needed(exact, embedding_rows, ks, candidate_counts, chunk=200):
         exact_chunk = np.asarray(exact[start:stop], dtype=np.float64)
         embedded_chunk = np.asarray(embedding_rows(start, stop), dtype=np.float64)
         for k in ks:
-            _, values = recall_curve(exact_chunk, embedded_chunk, k=k,
-                                     n_candidates=candidate_counts)
+            _, values = recall_curve(
+                exact_chunk, embedded_chunk, k=k, n_candidates=candidate_counts
+            )
             recall[k] += values * (stop - start)
             needed[k].append(exact_distances_needed(exact_chunk, embedded_chunk, k=k))
-    return ({k: value / n_queries for k, value in recall.items()},
-            {k: np.concatenate(parts) for k, parts in needed.items()})
+    return (
+        {k: value / n_queries for k, value in recall.items()},
+        {k: np.concatenate(parts) for k, parts in needed.items()},
+    )
 
 
 def distances_at(needed, p):

@@ -3,6 +3,7 @@
 import numpy as np
 from numba import njit, prange
 
+
 @njit(cache=True, parallel=True)
 def hamming_block(queries, base, out):
     """Hamming distances of integer-coded rows: ``out[i, j] = #(q_i != b_j)``."""
@@ -15,6 +16,7 @@ def hamming_block(queries, base, out):
             for d in range(n_dims):
                 mismatches += query[d] != row[d]
             out[i, j] = mismatches
+
 
 EMBEDDING_METRICS = ("euclidean", "hamming")
 
@@ -131,7 +133,7 @@ def smallest_per_row(block, n_smallest):
     if n_smallest >= n_columns:
         chosen = np.broadcast_to(np.arange(n_columns), block.shape).copy()
     else:
-        kth = np.partition(block, n_smallest - 1, axis=1)[:, n_smallest - 1:n_smallest]
+        kth = np.partition(block, n_smallest - 1, axis=1)[:, n_smallest - 1 : n_smallest]
         below = block < kth
         tied = block == kth
         n_tied_needed = n_smallest - below.sum(axis=1, keepdims=True)
@@ -144,5 +146,3 @@ def sort_by_value(indices, values):
     """Reorder each row by value; a stable sort keeps index order among ties."""
     order = np.argsort(values, axis=1, kind="stable")
     return np.take_along_axis(indices, order, axis=1), np.take_along_axis(values, order, axis=1)
-
-

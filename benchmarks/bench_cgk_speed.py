@@ -18,8 +18,8 @@ repeats in microseconds per string.
 
 Usage::
 
-    python benchmarks/bench_cgk_speed.py
-    python benchmarks/bench_cgk_speed.py --lengths 1000 --n-strings 20000 --repeats 7
+    python -m benchmarks.bench_cgk_speed
+    python -m benchmarks.bench_cgk_speed --lengths 1000 --n-strings 20000 --repeats 7
 """
 
 import os
@@ -29,13 +29,17 @@ for _name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "M
 
 import argparse  # noqa: E402
 import resource  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, parse_list, print_footer, print_header, progress  # noqa: E402
+from benchmarks._common import (  # noqa: E402
+    format_table,
+    parse_list,
+    print_footer,
+    print_header,
+    progress,
+)
 
 TARGET_US = 15.0
 TARGET_LENGTH = 1000
@@ -58,12 +62,16 @@ def measure(function, n_strings):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--lengths", default="100,1000,5000",
-                        help="string lengths (comma-separated)")
-    parser.add_argument("--n-strings", default="20000,20000,4000",
-                        help="strings per length (comma-separated, one per length or one "
-                             "for all); 4,000 at length 5,000 keeps the float32 output at "
-                             "240 MB")
+    parser.add_argument(
+        "--lengths", default="100,1000,5000", help="string lengths (comma-separated)"
+    )
+    parser.add_argument(
+        "--n-strings",
+        default="20000,20000,4000",
+        help="strings per length (comma-separated, one per length or one "
+        "for all); 4,000 at length 5,000 keeps the float32 output at "
+        "240 MB",
+    )
     parser.add_argument("--variants", default="cgk,cgk_prime")
     parser.add_argument("--n-repetitions", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=7, help="timed repeats per cell")
@@ -86,14 +94,16 @@ def main(argv=None):
     start_time = time.perf_counter()
     print_header(
         "CGKEmbedder per-string cost (one core)",
-        notes=[f"NUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']} set before import "
-               f"(numba reports {numba_config.NUMBA_NUM_THREADS} thread(s)); "
-               "OMP/OpenBLAS/MKL threads = 1",
-               "random DNA strings (uniform ACGT), all of the given length; wall time "
-               "(time.perf_counter) and thread CPU time (time.thread_time); min and median over "
-               f"{args.repeats} repeats, variants interleaved within each repeat",
-               "kernel = cgk_embed on pre-encoded symbols into a preallocated, touched "
-               "output; transform_symbols = uint8 output; transform = float32 output"],
+        notes=[
+            f"NUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']} set before import "
+            f"(numba reports {numba_config.NUMBA_NUM_THREADS} thread(s)); "
+            "OMP/OpenBLAS/MKL threads = 1",
+            "random DNA strings (uniform ACGT), all of the given length; wall time "
+            "(time.perf_counter) and thread CPU time (time.thread_time); min and median over "
+            f"{args.repeats} repeats, variants interleaved within each repeat",
+            "kernel = cgk_embed on pre-encoded symbols into a preallocated, touched "
+            "output; transform_symbols = uint8 output; transform = float32 output",
+        ],
     )
 
     rows = []
@@ -103,60 +113,94 @@ def main(argv=None):
         strings = random_dna(n_strings, length, args.random_state)
         embedders, encoded, outputs, masks = {}, {}, {}, {}
         for variant in variants:
-            embedder = CGKEmbedder(variant=variant, n_repetitions=args.n_repetitions,
-                                   random_state=args.random_state).fit(strings[:1000])
+            embedder = CGKEmbedder(
+                variant=variant, n_repetitions=args.n_repetitions, random_state=args.random_state
+            ).fit(strings[:1000])
             embedder.transform(strings[:10])  # load the cached numba kernels
             embedders[variant] = embedder
             encoded[variant] = embedder.alphabet_.encode(strings)
             masks[variant] = pack_walk_bits(embedder.walk_bits_)
-            outputs[variant] = np.zeros((n_strings, embedder.n_features_out_),
-                                        dtype=embedder._symbol_dtype())
-        times = {(variant, part): [] for variant in variants
-                 for part in ("encode", "kernel", "transform_symbols", "transform")}
+            outputs[variant] = np.zeros(
+                (n_strings, embedder.n_features_out_), dtype=embedder._symbol_dtype()
+            )
+        times = {
+            (variant, part): []
+            for variant in variants
+            for part in ("encode", "kernel", "transform_symbols", "transform")
+        }
         for repeat in range(args.repeats):
             progress(f"length {length}: repeat {repeat + 1}/{args.repeats}")
-            for variant in (variants if repeat % 2 == 0 else variants[::-1]):
+            for variant in variants if repeat % 2 == 0 else variants[::-1]:
                 embedder = embedders[variant]
                 symbols, offsets = encoded[variant]
                 out = outputs[variant]
                 out.fill(0)
                 truncated = variant == "cgk_prime"
                 times[variant, "encode"].append(
-                    measure(lambda: embedder.alphabet_.encode(strings), n_strings))
-                times[variant, "kernel"].append(measure(
-                    lambda: cgk_embed(symbols, offsets, masks[variant],
-                                      embedder.max_length_, truncated, out), n_strings))
+                    measure(lambda: embedder.alphabet_.encode(strings), n_strings)
+                )
+                times[variant, "kernel"].append(
+                    measure(
+                        lambda: cgk_embed(
+                            symbols, offsets, masks[variant], embedder.max_length_, truncated, out
+                        ),
+                        n_strings,
+                    )
+                )
                 times[variant, "transform_symbols"].append(
-                    measure(lambda: embedder.transform_symbols(strings), n_strings))
+                    measure(lambda: embedder.transform_symbols(strings), n_strings)
+                )
                 times[variant, "transform"].append(
-                    measure(lambda: embedder.transform(strings), n_strings))
+                    measure(lambda: embedder.transform(strings), n_strings)
+                )
         for variant in variants:
             embedder = embedders[variant]
             for part in ("encode", "kernel", "transform_symbols", "transform"):
                 values = np.array(times[variant, part])  # (repeats, [wall, cpu])
                 wall, cpu = values[:, 0], values[:, 1]
                 summary[length, variant, part] = (wall.min(), np.median(wall), np.median(cpu))
-                rows.append([length, n_strings, variant, embedder.n_features_out_, part,
-                             f"{wall.min():.2f}", f"{np.median(wall):.2f}",
-                             f"{np.median(cpu):.2f}"])
-        del strings, encoded, outputs
+                rows.append(
+                    [
+                        length,
+                        n_strings,
+                        variant,
+                        embedder.n_features_out_,
+                        part,
+                        f"{wall.min():.2f}",
+                        f"{np.median(wall):.2f}",
+                        f"{np.median(cpu):.2f}",
+                    ]
+                )
+        # Free this length's strings and outputs before the next length is drawn.
+        strings = encoded = outputs = None
 
-    headers = ["length", "n strings", "variant", "output dim", "part",
-               "wall min", "wall median", "CPU median"]
-    print(format_table(headers, rows, align="rrlrlrrr",
-                       title="Microseconds per string (one core)"))
+    headers = [
+        "length",
+        "n strings",
+        "variant",
+        "output dim",
+        "part",
+        "wall min",
+        "wall median",
+        "CPU median",
+    ]
+    print(format_table(headers, rows, align="rrlrlrrr", title="Microseconds per string (one core)"))
     print("wall = time.perf_counter; CPU = time.thread_time of the (only) working thread,")
     print("which excludes time the thread waited for a core on the shared machine.")
     print()
     if TARGET_LENGTH in lengths:
-        print(f"Target: <= {TARGET_US:.0f} us per string of length {TARGET_LENGTH} "
-              "(judged on the minimum wall time, the least disturbed by other jobs):")
+        print(
+            f"Target: <= {TARGET_US:.0f} us per string of length {TARGET_LENGTH} "
+            "(judged on the minimum wall time, the least disturbed by other jobs):"
+        )
         for variant in variants:
             for part in ("kernel", "transform_symbols", "transform"):
                 best, median, cpu = summary[TARGET_LENGTH, variant, part]
                 verdict = "met" if best <= TARGET_US else "NOT met"
-                print(f"  {variant:<10} {part:<18} wall min {best:6.2f} us, median "
-                      f"{median:6.2f}, CPU median {cpu:6.2f}  -> {verdict}")
+                print(
+                    f"  {variant:<10} {part:<18} wall min {best:6.2f} us, median "
+                    f"{median:6.2f}, CPU median {cpu:6.2f}  -> {verdict}"
+                )
         print()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of the whole run (ru_maxrss): {peak:.0f} MiB")

@@ -22,12 +22,10 @@ becomes severe on a machine shared with other jobs. metric-learn's RCA is
 left out: metric-learn 0.7.0 does not run with scikit-learn 1.9.1 (it calls
 ``check_X_y(force_all_finite=...)``).
 
-Run: ``python benchmarks/bench_cluster_metric_kmeans.py`` (about 1-2 minutes on
+Run: ``python -m benchmarks.bench_cluster_metric_kmeans`` (about 1-2 minutes on
 2 cores).
 """
 
-import os
-import sys
 import time
 
 import numpy as np
@@ -39,11 +37,9 @@ from sklearn.neighbors import NeighborhoodComponentsAnalysis
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
+from benchmarks._common import format_table, print_footer, print_header, progress
 from sklearn_ed import ClusterMetricLearner
 from sklearn_ed.metrics import pairwise_clustering_precision
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_footer, print_header, progress  # noqa: E402
 
 N_SPLITS = 5
 N_INIT = 100
@@ -100,8 +96,10 @@ def run_dataset(X, y, dims):
 
 def print_tables(name, X, y, scores):
     n_classes = len(np.unique(y))
-    title = (f"{name}: {X.shape[0]} samples, {X.shape[1]} features, K={n_classes}; "
-             f"mean over {N_SPLITS} splits")
+    title = (
+        f"{name}: {X.shape[0]} samples, {X.shape[1]} features, K={n_classes}; "
+        f"mean over {N_SPLITS} splits"
+    )
     rows = []
     for dim, by_method in scores.items():
         means = {m: np.mean(by_method[m], axis=0) for m in METHODS}
@@ -111,19 +109,21 @@ def print_tables(name, X, y, scores):
             + [f"{means[m][1]:.3f}" for m in METHODS]
             + [f"{1e3 * means[m][2]:.1f}" for m in ("Metric", "NCA")]
         )
-    headers = (["dims"] + METHODS + [f"bal. {m}" for m in METHODS]
-               + ["Metric fit ms", "NCA fit ms"])
+    headers = ["dims"] + METHODS + [f"bal. {m}" for m in METHODS] + ["Metric fit ms", "NCA fit ms"]
     print(format_table(headers, rows, title=title))
 
 
 def main():
     start = time.perf_counter()
-    print_header("ClusterMetricLearner: K-means on UCI data (Mochihashi et al. 2004 s5.3, Figure 4)", notes=[
-        "train/test 50/50 stratified per split; TruncatedSVD (dims) and metrics fitted on "
-        "train; KMeans(K = n_classes, n_init=100) on test; BLAS and OpenMP limited to 1 thread",
-        "precision = pairwise clustering precision (Rand); bal. = balanced variant; "
-        "Euclid+std = StandardScaler; NCA = NeighborhoodComponentsAnalysis(max_iter=50)",
-    ])
+    print_header(
+        "ClusterMetricLearner: K-means on UCI data (Mochihashi et al. 2004 s5.3, Figure 4)",
+        notes=[
+            "train/test 50/50 stratified per split; TruncatedSVD (dims) and metrics fitted on "
+            "train; KMeans(K = n_classes, n_init=100) on test; BLAS and OpenMP limited to 1 thread",
+            "precision = pairwise clustering precision (Rand); bal. = balanced variant; "
+            "Euclid+std = StandardScaler; NCA = NeighborhoodComponentsAnalysis(max_iter=50)",
+        ],
+    )
     summary = []
     for name, (loader, dims) in DATASETS.items():
         progress(name)
@@ -131,10 +131,14 @@ def main():
         with threadpool_limits(limits=1):
             scores = run_dataset(X, y, dims)
         print_tables(name, X, y, scores)
-        summary.append([name] + [f"{np.mean(scores['orig'][m], axis=0)[0]:.3f}"
-                                 for m in METHODS])
-    print(format_table(["data"] + METHODS, summary,
-                       title="Summary: pairwise clustering precision, original dimensions"))
+        summary.append([name] + [f"{np.mean(scores['orig'][m], axis=0)[0]:.3f}" for m in METHODS])
+    print(
+        format_table(
+            ["data"] + METHODS,
+            summary,
+            title="Summary: pairwise clustering precision, original dimensions",
+        )
+    )
     print_footer(start)
 
 

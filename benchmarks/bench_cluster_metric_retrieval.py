@@ -34,12 +34,10 @@ scikit-learn 1.9.1.
 The SVD sizes are also given as a percentage of the tf-idf vocabulary (the
 paper's "compression rate").
 
-Run: ``python benchmarks/bench_cluster_metric_retrieval.py`` (about 2
+Run: ``python -m benchmarks.bench_cluster_metric_retrieval`` (about 2
 minutes on 2 cores).
 """
 
-import os
-import sys
 import time
 from collections import defaultdict
 
@@ -50,12 +48,10 @@ from sklearn.metrics import pairwise_distances
 from sklearn.neighbors import NeighborhoodComponentsAnalysis
 from threadpoolctl import threadpool_limits
 
+from benchmarks._common import format_table, print_footer, print_header, progress
 from sklearn_ed import ClusterMetricLearner
 from sklearn_ed.datasets import load_misspellings
 from sklearn_ed.metrics import eleven_point_average_precision, r_precision
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_footer, print_header, progress  # noqa: E402
 
 N_SETS = 3
 N_TRAIN = 1000
@@ -130,16 +126,19 @@ def run_set(clusters, seed):
 
 def main():
     start = time.perf_counter()
-    print_header("ClusterMetricLearner: misspelling-cluster retrieval (Mochihashi et al. 2004 s5.1)", notes=[
-        f"clusters = a codespell correction + its misspellings, >= {MIN_PER_CLUSTER} members, "
-        f"at most {MAX_PER_CLUSTER} sampled per cluster",
-        f"{N_SETS} random sets of {N_TRAIN} training / {N_TEST} disjoint test clusters; "
-        "TfidfVectorizer(analyzer='char_wb', ngram_range=(2, 3)) and TruncatedSVD fitted on "
-        "the training strings; every test string queries all other test strings",
-        f"NCA = NeighborhoodComponentsAnalysis(max_iter={NCA_MAX_ITER}) fitted on the strings "
-        f"of {NCA_TRAIN_CLUSTERS} of the training clusters, SVD sizes {NCA_DIMS} only",
-        "BLAS and OpenMP limited to 1 thread (stable timings on the shared machine)",
-    ])
+    print_header(
+        "ClusterMetricLearner: misspelling-cluster retrieval (Mochihashi et al. 2004 s5.1)",
+        notes=[
+            f"clusters = a codespell correction + its misspellings, >= {MIN_PER_CLUSTER} members, "
+            f"at most {MAX_PER_CLUSTER} sampled per cluster",
+            f"{N_SETS} random sets of {N_TRAIN} training / {N_TEST} disjoint test clusters; "
+            "TfidfVectorizer(analyzer='char_wb', ngram_range=(2, 3)) and TruncatedSVD fitted on "
+            "the training strings; every test string queries all other test strings",
+            f"NCA = NeighborhoodComponentsAnalysis(max_iter={NCA_MAX_ITER}) fitted on the strings "
+            f"of {NCA_TRAIN_CLUSTERS} of the training clusters, SVD sizes {NCA_DIMS} only",
+            "BLAS and OpenMP limited to 1 thread (stable timings on the shared machine)",
+        ],
+    )
     clusters = misspelling_clusters()
     runs = []
     for seed in range(N_SETS):
@@ -147,20 +146,34 @@ def main():
         with threadpool_limits(limits=1):
             runs.append(run_set(clusters, seed))
     n_train, n_nca, n_test, n_vocab = np.mean([sizes for _, sizes in runs], axis=0)
-    print(f"{len(clusters)} clusters with >= {MIN_PER_CLUSTER} members; per set on average "
-          f"{n_train:.0f} training strings ({n_nca:.0f} for NCA), {n_test:.0f} test strings, "
-          f"{n_vocab:.0f} tf-idf features\n")
+    print(
+        f"{len(clusters)} clusters with >= {MIN_PER_CLUSTER} members; per set on average "
+        f"{n_train:.0f} training strings ({n_nca:.0f} for NCA), {n_test:.0f} test strings, "
+        f"{n_vocab:.0f} tf-idf features\n"
+    )
     rows = []
     for key in runs[0][0]:
         ap, rp, fit_s = np.mean([results[key] for results, _ in runs], axis=0)
         dim, method = key
         features = dim if dim == "tf-idf" else f"SVD {dim} ({100 * dim / n_vocab:.1f}%)"
         learned = method not in ("Euclid", "SVD")
-        rows.append([features, method if learned else "Euclid", f"{ap:.3f}", f"{rp:.3f}",
-                     f"{fit_s:.3f}" if learned else "-"])
-    print(format_table(["features", "method", "11-pt AP", "R-prec", "fit s"], rows,
-                       title=f"Retrieval on the test clusters, mean over {N_SETS} sets",
-                       align="llrrr"))
+        rows.append(
+            [
+                features,
+                method if learned else "Euclid",
+                f"{ap:.3f}",
+                f"{rp:.3f}",
+                f"{fit_s:.3f}" if learned else "-",
+            ]
+        )
+    print(
+        format_table(
+            ["features", "method", "11-pt AP", "R-prec", "fit s"],
+            rows,
+            title=f"Retrieval on the test clusters, mean over {N_SETS} sets",
+            align="llrrr",
+        )
+    )
     print_footer(start)
 
 

@@ -21,22 +21,18 @@ reach for a benchmark. Two measured comparisons instead:
 2. NCA with its default ``max_iter=50`` and ClusterMetricLearner on the same
    random subsample of ``N_SUB`` samples.
 
-Run: ``python benchmarks/bench_cluster_metric_speed.py`` (about 3 minutes on
+Run: ``python -m benchmarks.bench_cluster_metric_speed`` (about 3 minutes on
 2 cores).
 """
 
-import os
-import sys
 import time
 
 import numpy as np
 from sklearn.neighbors import NeighborhoodComponentsAnalysis
 from threadpoolctl import threadpool_limits
 
+from benchmarks._common import format_table, print_footer, print_header, progress
 from sklearn_ed import ClusterMetricLearner
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_footer, print_header, progress  # noqa: E402
 
 N_SAMPLES, N_FEATURES, N_CLUSTERS = 10_000, 1_000, 100
 N_REPEATS = 3
@@ -65,8 +61,7 @@ def timed_fit(estimator, X, y, threads=None):
 def time_cml(X, y, times):
     """Append N_REPEATS fit times per thread setting to ``times``."""
     for label, threads in THREADS.items():
-        times[label] += [timed_fit(ClusterMetricLearner(), X, y, threads)
-                         for _ in range(N_REPEATS)]
+        times[label] += [timed_fit(ClusterMetricLearner(), X, y, threads) for _ in range(N_REPEATS)]
 
 
 def compare(X, y, nca, title):
@@ -76,33 +71,64 @@ def compare(X, y, nca, title):
     progress(f"{title}: NCA")
     nca_s = timed_fit(nca, X, y)
     time_cml(X, y, times)
-    rows = [[f"ClusterMetricLearner, BLAS threads {label}", len(t), f"{min(t):.2f}",
-             f"{np.median(t):.2f}", "-"] for label, t in times.items()]
+    rows = [
+        [
+            f"ClusterMetricLearner, BLAS threads {label}",
+            len(t),
+            f"{min(t):.2f}",
+            f"{np.median(t):.2f}",
+            "-",
+        ]
+        for label, t in times.items()
+    ]
     ratio = nca_s / np.median(times["default"])
-    rows.append([f"NCA max_iter={nca.max_iter} (n_iter_={nca.n_iter_})", 1,
-                 f"{nca_s:.1f}", f"{nca_s:.1f}", f"{ratio:.0f}x"])
+    rows.append(
+        [
+            f"NCA max_iter={nca.max_iter} (n_iter_={nca.n_iter_})",
+            1,
+            f"{nca_s:.1f}",
+            f"{nca_s:.1f}",
+            f"{ratio:.0f}x",
+        ]
+    )
     return rows
 
 
 def main():
     start = time.perf_counter()
-    print_header("ClusterMetricLearner: fit time on 10,000 x 1,000 dense data vs NCA", notes=[
-        f"{N_CLUSTERS} clusters of {N_SAMPLES // N_CLUSTERS} samples; ClusterMetricLearner "
-        f"timed {N_REPEATS} times per thread setting before and {N_REPEATS} times after NCA",
-        "ratio = NCA time / median ClusterMetricLearner time with the default BLAS threads",
-    ])
+    print_header(
+        "ClusterMetricLearner: fit time on 10,000 x 1,000 dense data vs NCA",
+        notes=[
+            f"{N_CLUSTERS} clusters of {N_SAMPLES // N_CLUSTERS} samples; ClusterMetricLearner "
+            f"timed {N_REPEATS} times per thread setting before and {N_REPEATS} times after NCA",
+            "ratio = NCA time / median ClusterMetricLearner time with the default BLAS threads",
+        ],
+    )
     headers = ["fit", "runs", "min s", "median s", "NCA / CML"]
     X, y = make_data()
     rows = compare(X, y, NeighborhoodComponentsAnalysis(max_iter=1, random_state=0), "full")
-    print(format_table(headers, rows, align="lrrrr",
-                       title=f"Full data, {N_SAMPLES} x {N_FEATURES} (NCA: one L-BFGS "
-                             "iteration only, a lower bound on its fit time)"))
+    print(
+        format_table(
+            headers,
+            rows,
+            align="lrrrr",
+            title=f"Full data, {N_SAMPLES} x {N_FEATURES} (NCA: one L-BFGS "
+            "iteration only, a lower bound on its fit time)",
+        )
+    )
     sub = np.random.RandomState(1).choice(N_SAMPLES, N_SUB, replace=False)
-    rows = compare(X[sub], y[sub], NeighborhoodComponentsAnalysis(max_iter=50, random_state=0),
-                   "subsample")
-    print(format_table(headers, rows, align="lrrrr",
-                       title=f"Random subsample of {N_SUB} x {N_FEATURES} "
-                             f"({len(np.unique(y[sub]))} clusters), NCA with default max_iter"))
+    rows = compare(
+        X[sub], y[sub], NeighborhoodComponentsAnalysis(max_iter=50, random_state=0), "subsample"
+    )
+    print(
+        format_table(
+            headers,
+            rows,
+            align="lrrrr",
+            title=f"Random subsample of {N_SUB} x {N_FEATURES} "
+            f"({len(np.unique(y[sub]))} clusters), NCA with default max_iter",
+        )
+    )
     print_footer(start)
 
 

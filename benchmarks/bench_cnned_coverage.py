@@ -12,18 +12,15 @@ genome-reads-50k base and ``--n-query`` of its queries, CNN-ED (defaults,
   benchmark), seed 1;
 - ``untrained``: the network with 0 epochs.
 
-Run: python benchmarks/bench_cnned_coverage.py [--n-query 30]
+Run: python -m benchmarks.bench_cnned_coverage [--n-query 30]
 """
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _common import format_table, print_footer, print_header, progress  # noqa: E402
+from benchmarks._common import format_table, print_footer, print_header, progress
 
 
 def main():
@@ -39,14 +36,18 @@ def main():
     from sklearn_ed.distances import pairwise_distances
     from sklearn_ed.metrics import recall_curve
 
-    print_header("CNN-ED on genome-reads-50k: density of the training reads", notes=[
-        f"base: load_genome_reads_benchmark(n_query=100, random_state=0).base (50,000 reads); "
-        f"queries: the first {args.n_query} of its 100 queries",
-        "CNNEDEmbedder(max_length=1123, max_epochs=50, random_state=0), other parameters "
-        "default; 'dense' training reads: make_genome_reads(1000, genome_length=61000, "
-        "random_state=1)"])
+    print_header(
+        "CNN-ED on genome-reads-50k: density of the training reads",
+        notes=[
+            f"base: load_genome_reads_benchmark(n_query=100, random_state=0).base (50,000 reads); "
+            f"queries: the first {args.n_query} of its 100 queries",
+            "CNNEDEmbedder(max_length=1123, max_epochs=50, random_state=0), other parameters "
+            "default; 'dense' training reads: make_genome_reads(1000, genome_length=61000, "
+            "random_state=1)",
+        ],
+    )
     bench = load_genome_reads_benchmark(n_query=100, random_state=0)
-    query = bench.query[:args.n_query]
+    query = bench.query[: args.n_query]
     base = bench.base
     progress("brute force")
     start = time.perf_counter()
@@ -55,30 +56,45 @@ def main():
     trains = {
         "untrained": (bench.train, 0),
         "standard (2x coverage)": (bench.train, 50),
-        "dense (16x coverage)": (make_genome_reads(1000, genome_length=61_000,
-                                                   random_state=1).data, 50),
+        "dense (16x coverage)": (
+            make_genome_reads(1000, genome_length=61_000, random_state=1).data,
+            50,
+        ),
     }
     counts = [50, 100, 250, 500, 1000, 2500]
     rows = []
     for name, (train, epochs) in trains.items():
         progress(f"fit {name}")
         start = time.perf_counter()
-        embedder = CNNEDEmbedder(max_length=1123, max_epochs=epochs, n_jobs=args.n_jobs,
-                                 random_state=0).fit(train)
+        embedder = CNNEDEmbedder(
+            max_length=1123, max_epochs=epochs, n_jobs=args.n_jobs, random_state=0
+        ).fit(train)
         fit_s = time.perf_counter() - start
         k_dist = np.sort(embedder.train_distances_, axis=1)[:, 1:11].mean()
         embedded = cdist(embedder.transform(query), embedder.transform(base))
         for k in (1, 10, 50):
             recall = recall_curve(exact, embedded, k=k, n_candidates=counts)[1]
-            rows.append([name, f"{k_dist:.0f}", f"{fit_s:.0f}", k]
-                        + [f"{value:.3f}" for value in recall])
-    print(f"brute force: {exact.size} pairs in {brute_s:.0f} s; mean distance of a query to "
-          f"its 10 nearest base reads: {np.sort(exact, axis=1)[:, :10].mean():.0f}")
+            rows.append(
+                [name, f"{k_dist:.0f}", f"{fit_s:.0f}", k] + [f"{value:.3f}" for value in recall]
+            )
+    print(
+        f"brute force: {exact.size} pairs in {brute_s:.0f} s; mean distance of a query to "
+        f"its 10 nearest base reads: {np.sort(exact, axis=1)[:, :10].mean():.0f}"
+    )
     print()
-    print(format_table(["training reads", "mean d to 10 nearest training reads",
-                        "fit s (incl. exact matrix)", "k"]
-                       + [f"C={c} ({100 * c / len(base):g}%)" for c in counts], rows,
-                       title="Top-k recall at C candidates on genome-reads-50k"))
+    print(
+        format_table(
+            [
+                "training reads",
+                "mean d to 10 nearest training reads",
+                "fit s (incl. exact matrix)",
+                "k",
+            ]
+            + [f"C={c} ({100 * c / len(base):g}%)" for c in counts],
+            rows,
+            title="Top-k recall at C candidates on genome-reads-50k",
+        )
+    )
     print_footer(start_time)
 
 

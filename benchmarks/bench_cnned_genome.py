@@ -6,19 +6,16 @@ genome_length=10 * n_base)`` with 1,000 training reads. Exact query-base
 distances by rapidfuzz brute force (timed); CNN-ED trained on the training
 reads (exact training matrix timed separately from the 50 epochs).
 
-Run: python benchmarks/bench_cnned_genome.py [--n-base 5000 --n-query 100]
+Run: python -m benchmarks.bench_cnned_genome [--n-base 5000 --n-query 100]
 """
 
 import argparse
-import os
-import sys
 import time
 import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _common import format_table, print_footer, print_header, progress  # noqa: E402
+from benchmarks._common import format_table, print_footer, print_header, progress
 
 CANDIDATES_PERCENT = [0.1, 0.2, 0.5, 1, 2, 5, 10]
 
@@ -36,23 +33,38 @@ def main():
 
     from sklearn_ed import CGKEmbedder, CNNEDEmbedder
     from sklearn_ed.datasets import load_genome_reads_benchmark
-    from sklearn_ed.distances import (candidate_distances, pairwise_distances,
-                                      symmetric_pairwise_distances)
-    from sklearn_ed.metrics import (approximation_error, exact_distance_speedup,
-                                    exact_distances_needed, recall_curve)
+    from sklearn_ed.distances import (
+        candidate_distances,
+        pairwise_distances,
+        symmetric_pairwise_distances,
+    )
+    from sklearn_ed.metrics import (
+        approximation_error,
+        exact_distance_speedup,
+        exact_distances_needed,
+        recall_curve,
+    )
 
     genome_length = 10 * (args.n_base + args.n_query + args.n_train)
-    print_header("genome reads: CNN-ED vs CGK", notes=[
-        f"load_genome_reads_benchmark(n_base={args.n_base}, n_query={args.n_query}, "
-        f"n_train={args.n_train}, genome_length={genome_length}, random_state=0): "
-        "the genome-reads-50k protocol scaled down at the same ~100x coverage",
-        f"CNNEDEmbedder defaults (d=128, 8 layers, avg, no activation, per-character), "
-        f"max_epochs={args.max_epochs}, random_state=0; CGKEmbedder(random_state=0), x1",
-        "wall times on a shared 2-core machine; CPU s = process CPU time (less "
-        "sensitive to other jobs)"])
-    bench = load_genome_reads_benchmark(n_base=args.n_base, n_query=args.n_query,
-                                        n_train=args.n_train, genome_length=genome_length,
-                                        random_state=0)
+    print_header(
+        "genome reads: CNN-ED vs CGK",
+        notes=[
+            f"load_genome_reads_benchmark(n_base={args.n_base}, n_query={args.n_query}, "
+            f"n_train={args.n_train}, genome_length={genome_length}, random_state=0): "
+            "the genome-reads-50k protocol scaled down at the same ~100x coverage",
+            f"CNNEDEmbedder defaults (d=128, 8 layers, avg, no activation, per-character), "
+            f"max_epochs={args.max_epochs}, random_state=0; CGKEmbedder(random_state=0), x1",
+            "wall times on a shared 2-core machine; CPU s = process CPU time (less "
+            "sensitive to other jobs)",
+        ],
+    )
+    bench = load_genome_reads_benchmark(
+        n_base=args.n_base,
+        n_query=args.n_query,
+        n_train=args.n_train,
+        genome_length=genome_length,
+        random_state=0,
+    )
     train = np.array(bench.train, dtype=object)
     progress("brute force")
     start = time.perf_counter()
@@ -64,6 +76,7 @@ def main():
     train_d_s = time.perf_counter() - start
 
     import sklearn_ed.nn._embedder as cnned_module
+
     cnned_module.symmetric_pairwise_distances = lambda strings, **kwargs: train_distances
 
     embedders = {}
@@ -75,8 +88,11 @@ def main():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             embedder.fit(train)
-        timings[name] = (time.perf_counter() - start, time.process_time() - cpu,
-                         sum(entry["dur"] for entry in embedder.history_))
+        timings[name] = (
+            time.perf_counter() - start,
+            time.process_time() - cpu,
+            sum(entry["dur"] for entry in embedder.history_),
+        )
         embedders[name] = embedder
     cgk = CGKEmbedder(random_state=0).fit(bench.base)
 
@@ -103,12 +119,20 @@ def main():
             train_vectors = embedder.transform(train)
         scale = base_vectors.shape[1] if metric == "hamming" else 1.0
         embedded = cdist(query_vectors, base_vectors, metric) * scale
-        train_embedded = np.linalg.norm(
-            train_vectors[train_left].astype(np.float64) - train_vectors[train_right], axis=1
-        ) if metric == "euclidean" else (train_vectors[train_left] != train_vectors[train_right]).sum(1)
-        error = approximation_error(exact, embedded, degree=degree,
-                                    fit_exact=train_distances[train_left, train_right],
-                                    fit_embedding=train_embedded)
+        train_embedded = (
+            np.linalg.norm(
+                train_vectors[train_left].astype(np.float64) - train_vectors[train_right], axis=1
+            )
+            if metric == "euclidean"
+            else (train_vectors[train_left] != train_vectors[train_right]).sum(1)
+        )
+        error = approximation_error(
+            exact,
+            embedded,
+            degree=degree,
+            fit_exact=train_distances[train_left, train_right],
+            fit_embedding=train_embedded,
+        )
         error_rows.append([name, "quadratic" if degree == 2 else "linear", f"{error:.3f}"])
         for k in (1, 10, 50):
             _, recall = recall_curve(exact, embedded, k=k, n_candidates=counts)
@@ -128,34 +152,74 @@ def main():
         candidates = np.argsort(scan, axis=1, kind="stable")[:, :n_p]
         candidate_distances(bench.query, bench.base, candidates, n_jobs=args.n_jobs)
         fr_s = time.perf_counter() - start
-        speed_rows.append([name, n_p, f"{speedup:.1f}x", f"{embed_s:.2f}", f"{fr_s:.2f}",
-                           f"{brute_s:.1f}", f"{brute_s / fr_s:.1f}x"])
+        speed_rows.append(
+            [
+                name,
+                n_p,
+                f"{speedup:.1f}x",
+                f"{embed_s:.2f}",
+                f"{fr_s:.2f}",
+                f"{brute_s:.1f}",
+                f"{brute_s / fr_s:.1f}x",
+            ]
+        )
 
-    print(f"data: {n_base} base reads, {len(bench.query)} queries, {len(train)} training "
-          f"reads; lengths {min(map(len, bench.base))}-{max(map(len, bench.base))}")
+    print(
+        f"data: {n_base} base reads, {len(bench.query)} queries, {len(train)} training "
+        f"reads; lengths {min(map(len, bench.base))}-{max(map(len, bench.base))}"
+    )
     print(f"brute force (rapidfuzz, n_jobs={args.n_jobs}): {exact.size} pairs in {brute_s:.1f} s")
-    print(f"exact training matrix: {len(train_left)} pairs in {train_d_s:.1f} s "
-          "(computed once, cached as train_distances_)")
+    print(
+        f"exact training matrix: {len(train_left)} pairs in {train_d_s:.1f} s "
+        "(computed once, cached as train_distances_)"
+    )
     print()
-    print(format_table(["model", "fit wall s", "fit CPU s", "sum of epoch durations s"],
-                       [[name, f"{w:.1f}", f"{c:.1f}", f"{d:.1f}"]
-                        for name, (w, c, d) in timings.items()],
-                       title=f"CNN-ED training time ({args.max_epochs} epochs of "
-                             f"{len(train)} triplets, batch 64; excludes the exact matrix)"))
+    print(
+        format_table(
+            ["model", "fit wall s", "fit CPU s", "sum of epoch durations s"],
+            [[name, f"{w:.1f}", f"{c:.1f}", f"{d:.1f}"] for name, (w, c, d) in timings.items()],
+            title=f"CNN-ED training time ({args.max_epochs} epochs of "
+            f"{len(train)} triplets, batch 64; excludes the exact matrix)",
+        )
+    )
     print()
-    print(format_table(["embedding", "k"] + [f"C={c} ({100 * c / n_base:g}%)" for c in counts],
-                       recall_rows, title="Recall-item: top-k recall at C candidates"))
+    print(
+        format_table(
+            ["embedding", "k"] + [f"C={c} ({100 * c / n_base:g}%)" for c in counts],
+            recall_rows,
+            title="Recall-item: top-k recall at C candidates",
+        )
+    )
     print()
-    print(format_table(["embedding", "g", "approximation error"], error_rows,
-                       title="Approximation error mean |g(d_emb) - d_E| / d_E over query-base "
-                             "pairs, g fitted on training pairs (Dai et al. 2020, Table 2)"))
+    print(
+        format_table(
+            ["embedding", "g", "approximation error"],
+            error_rows,
+            title="Approximation error mean |g(d_emb) - d_E| / d_E over query-base "
+            "pairs, g fitted on training pairs (Dai et al. 2020, Table 2)",
+        )
+    )
     print()
-    print(format_table(["embedding", "N_0.95 (k=10)", "count speedup", "embed base s",
-                        "filter+refine s", "brute s", "wall speedup"], speed_rows,
-                       title="Exact distances for 95% of queries to get all top-10, and "
-                             "measured filter + refine wall time at C = N_0.95"))
-    print("wall speedup = brute-force time / (embed queries + vector scan + exact distances "
-          "to C candidates); the base embedding (embed base s) is paid once per index.")
+    print(
+        format_table(
+            [
+                "embedding",
+                "N_0.95 (k=10)",
+                "count speedup",
+                "embed base s",
+                "filter+refine s",
+                "brute s",
+                "wall speedup",
+            ],
+            speed_rows,
+            title="Exact distances for 95% of queries to get all top-10, and "
+            "measured filter + refine wall time at C = N_0.95",
+        )
+    )
+    print(
+        "wall speedup = brute-force time / (embed queries + vector scan + exact distances "
+        "to C candidates); the base embedding (embed base s) is paid once per index."
+    )
     print()
     print_footer(start_time)
 

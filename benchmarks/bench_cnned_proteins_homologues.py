@@ -11,18 +11,15 @@ It fits the embedders exactly as ``bench_cnned_recall.py --dataset proteins
 percentile of base lengths, random_state=0; CGK(random_state=0) on the
 base) and prints top-k recall per group.
 
-Run: python benchmarks/bench_cnned_proteins_homologues.py
+Run: python -m benchmarks.bench_cnned_proteins_homologues
 """
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_footer, print_header, progress  # noqa: E402
+from benchmarks._common import format_table, print_footer, print_header, progress
 
 COUNTS = (2, 3, 8, 17, 34, 85, 170)
 
@@ -42,17 +39,24 @@ def main():
     bench = load_protein_benchmark()
     base, query = bench.base, bench.query
     max_length = int(np.ceil(np.percentile([len(s) for s in base], 99)))
-    print_header("CNN-ED vs CGK on proteins, queries with and without a homologue", notes=[
-        "load_protein_benchmark() (random_state=0): 1,700 base, 200 queries",
-        f"CNNEDEmbedder(max_length={max_length}, n_jobs=1, random_state=0) fitted on the base "
-        "(as bench_cnned_recall.py --dataset proteins --n-jobs 1); CGKEmbedder(random_state=0) "
-        "fitted on the base",
-        f"homologue: nearest base protein at edit distance / longer length < {args.threshold}"])
+    print_header(
+        "CNN-ED vs CGK on proteins, queries with and without a homologue",
+        notes=[
+            "load_protein_benchmark() (random_state=0): 1,700 base, 200 queries",
+            f"CNNEDEmbedder(max_length={max_length}, n_jobs=1, random_state=0) fitted on the base "
+            "(as bench_cnned_recall.py --dataset proteins --n-jobs 1); CGKEmbedder(random_state=0) "
+            "fitted on the base",
+            f"homologue: nearest base protein at edit distance / longer length < {args.threshold}",
+        ],
+    )
     exact = pairwise_distances(query, base)
     longer = np.maximum.outer([len(s) for s in query], [len(s) for s in base])
     nearest = (exact / longer).min(axis=1)
-    groups = {"with a homologue": nearest < args.threshold,
-              "without": nearest >= args.threshold, "all": np.ones(len(query), bool)}
+    groups = {
+        "with a homologue": nearest < args.threshold,
+        "without": nearest >= args.threshold,
+        "all": np.ones(len(query), bool),
+    }
     progress("fit CNN-ED")
     cnned = CNNEDEmbedder(max_length=max_length, n_jobs=1, random_state=0).fit(base)
     cgk = CGKEmbedder(random_state=0).fit(base)
@@ -64,17 +68,24 @@ def main():
     for group, mask in groups.items():
         for k in (1, 10, 50):
             for name, distances in embedded.items():
-                recall = recall_curve(exact[mask], distances[mask], k=k,
-                                      n_candidates=COUNTS)[1]
-                rows.append([group, int(mask.sum()), k, name]
-                            + [f"{value:.3f}" for value in recall])
-    print(f"normalised distance to the nearest base protein: median {np.median(nearest):.2f}; "
-          f"{int(groups['with a homologue'].sum())} of {len(query)} queries below "
-          f"{args.threshold}")
+                recall = recall_curve(exact[mask], distances[mask], k=k, n_candidates=COUNTS)[1]
+                rows.append(
+                    [group, int(mask.sum()), k, name] + [f"{value:.3f}" for value in recall]
+                )
+    print(
+        f"normalised distance to the nearest base protein: median {np.median(nearest):.2f}; "
+        f"{int(groups['with a homologue'].sum())} of {len(query)} queries below "
+        f"{args.threshold}"
+    )
     print()
-    print(format_table(["queries", "n", "k", "embedding"]
-                       + [f"C={c} ({100 * c / len(base):.2g}%)" for c in COUNTS], rows,
-                       title="Top-k recall at C candidates, per group of queries"))
+    print(
+        format_table(
+            ["queries", "n", "k", "embedding"]
+            + [f"C={c} ({100 * c / len(base):.2g}%)" for c in COUNTS],
+            rows,
+            title="Top-k recall at C candidates, per group of queries",
+        )
+    )
     print_footer(start_time)
 
 

@@ -10,7 +10,7 @@ Compares, side by side in one process on the same weights:
 Then ``transform`` of ``--n-stream`` strings in a fresh process, with the
 kernel's peak-RSS high-water mark.
 
-Run: python benchmarks/bench_cnned_speed.py [--n-stream 1000000]
+Run: python -m benchmarks.bench_cnned_speed [--n-stream 1000000]
 """
 
 import argparse
@@ -20,14 +20,13 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _common import PeakRSS, format_table, print_footer, print_header, progress  # noqa: E402
+from benchmarks._common import PeakRSS, format_table, print_footer, print_header, progress
 
 
 def reads(n, rng, genome, length=(900, 1100)):
     lengths = rng.integers(length[0], length[1] + 1, size=n)
     starts = rng.integers(0, len(genome) - length[1], size=n)
-    return [genome[s:s + l] for s, l in zip(starts, lengths)]
+    return [genome[start : start + size] for start, size in zip(starts, lengths)]
 
 
 def fitted_embedder(strings):
@@ -38,8 +37,7 @@ def fitted_embedder(strings):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # Speed does not depend on the weights: a short fit gives real shapes.
-        return CNNEDEmbedder(max_epochs=1, n_train=50, n_neighbors=10,
-                             random_state=0).fit(strings)
+        return CNNEDEmbedder(max_epochs=1, n_train=50, n_neighbors=10, random_state=0).fit(strings)
 
 
 def timed(function, repeats=3):
@@ -64,12 +62,16 @@ def main():
     from sklearn_ed.datasets import load_genome
     from sklearn_ed.nn import torch_threads
 
-    print_header("CNN-ED inference speed (CPU) and streaming memory", notes=[
-        f"torch {torch.__version__}, {torch.get_num_threads()} torch threads, "
-        f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'default')}",
-        "DNA reads: random substrings of length 900-1100 of the GCF_001457455 genome",
-        "default CNNEDEmbedder (d=128, 8 layers, 8 channels, avg pooling, no activation, "
-        "per-character input); times are medians of 3 runs after a warm-up"])
+    print_header(
+        "CNN-ED inference speed (CPU) and streaming memory",
+        notes=[
+            f"torch {torch.__version__}, {torch.get_num_threads()} torch threads, "
+            f"NUMBA_NUM_THREADS={os.environ.get('NUMBA_NUM_THREADS', 'default')}",
+            "DNA reads: random substrings of length 900-1100 of the GCF_001457455 genome",
+            "default CNNEDEmbedder (d=128, 8 layers, 8 channels, avg pooling, no activation, "
+            "per-character input); times are medians of 3 runs after a warm-up",
+        ],
+    )
     rng = np.random.default_rng(0)
     genome = load_genome()[:500_000]
     data = reads(args.n_strings, rng, genome)
@@ -77,18 +79,19 @@ def main():
     module = embedder.module_
     progress("lookup")
     lookup_s = timed(lambda: embedder.transform(data))
-    dense_data = data[:args.n_dense]
+    dense_data = data[: args.n_dense]
     padded = torch.from_numpy(embedder._pad(dense_data))
 
     def torch_path(method):
         def run():
             with torch_threads(), torch.inference_mode():
                 for start in range(0, len(padded), 512):
-                    batch = padded[start:start + 512]
+                    batch = padded[start : start + 512]
                     if method == "dense":
                         module.forward_one_hot(module.one_hot(batch))
                     else:
                         module.forward_table(batch)
+
         return run
 
     progress("dense")
@@ -100,15 +103,35 @@ def main():
         reference = module.forward_one_hot(module.one_hot(padded[:256])).numpy()
     error = float(np.abs(check - reference).max() / np.abs(reference).max())
     rows = [
-        ["lookup (transform, numba)", len(data), f"{lookup_s:.3f}",
-         f"{len(data) / lookup_s:,.0f}", f"{(dense_s / len(dense_data)) / (lookup_s / len(data)):.1f}x"],
-        ["torch table (embedding_bag)", len(dense_data), f"{table_s:.3f}",
-         f"{len(dense_data) / table_s:,.0f}", f"{dense_s / table_s:.1f}x"],
-        ["dense one-hot + Conv1d stack", len(dense_data), f"{dense_s:.3f}",
-         f"{len(dense_data) / dense_s:,.0f}", "1.0x"],
+        [
+            "lookup (transform, numba)",
+            len(data),
+            f"{lookup_s:.3f}",
+            f"{len(data) / lookup_s:,.0f}",
+            f"{(dense_s / len(dense_data)) / (lookup_s / len(data)):.1f}x",
+        ],
+        [
+            "torch table (embedding_bag)",
+            len(dense_data),
+            f"{table_s:.3f}",
+            f"{len(dense_data) / table_s:,.0f}",
+            f"{dense_s / table_s:.1f}x",
+        ],
+        [
+            "dense one-hot + Conv1d stack",
+            len(dense_data),
+            f"{dense_s:.3f}",
+            f"{len(dense_data) / dense_s:,.0f}",
+            "1.0x",
+        ],
     ]
-    print(format_table(["path", "strings", "seconds", "strings/s", "vs dense"], rows,
-                       title=f"Inference, max_length {embedder.max_length_}"))
+    print(
+        format_table(
+            ["path", "strings", "seconds", "strings/s", "vs dense"],
+            rows,
+            title=f"Inference, max_length {embedder.max_length_}",
+        )
+    )
     print(f"max relative difference lookup vs dense on 256 strings: {error:.2e}")
     print()
     progress(f"streaming {args.n_stream} strings")
@@ -119,14 +142,35 @@ def main():
         out = embedder.transform(stream)
         stream_s = time.perf_counter() - start
     output_mib = out.nbytes / 2**20
-    print(format_table(
-        ["strings", "seconds", "strings/s", "input MiB", "output MiB", "+RSS MiB",
-         "+RSS - output MiB"],
-        [[len(stream), f"{stream_s:.1f}", f"{len(stream) / stream_s:,.0f}", f"{input_mib:.0f}",
-          f"{output_mib:.0f}", f"{memory.extra:.0f}", f"{memory.extra - output_mib:.0f}"]],
-        title="transform of many strings (streams in batches of 8192 into one output array)"))
-    print(f"peak memory: {memory.method}; +RSS = peak during transform minus RSS before it "
-          "(the input strings already exist).")
+    print(
+        format_table(
+            [
+                "strings",
+                "seconds",
+                "strings/s",
+                "input MiB",
+                "output MiB",
+                "+RSS MiB",
+                "+RSS - output MiB",
+            ],
+            [
+                [
+                    len(stream),
+                    f"{stream_s:.1f}",
+                    f"{len(stream) / stream_s:,.0f}",
+                    f"{input_mib:.0f}",
+                    f"{output_mib:.0f}",
+                    f"{memory.extra:.0f}",
+                    f"{memory.extra - output_mib:.0f}",
+                ]
+            ],
+            title="transform of many strings (streams in batches of 8192 into one output array)",
+        )
+    )
+    print(
+        f"peak memory: {memory.method}; +RSS = peak during transform minus RSS before it "
+        "(the input strings already exist)."
+    )
     print()
     print_footer(start_time)
 

@@ -12,16 +12,14 @@ torch trains on every usable core; on a shared machine, compare with a run
 pinned to one free core (``taskset -c 0 python ...``): the header's
 "usable" cores show which it was.
 
-Run: python benchmarks/bench_cnned_train_time.py [--max-epochs 50]
+Run: python -m benchmarks.bench_cnned_train_time [--max-epochs 50]
 """
 
 import argparse
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(__file__))
-from _common import format_table, print_footer, print_header, progress  # noqa: E402
+from benchmarks._common import format_table, print_footer, print_header, progress
 
 
 def load():
@@ -40,16 +38,21 @@ def main():
     from sklearn_ed import CNNEDEmbedder
     from sklearn_ed.datasets import load_genome_reads_benchmark
 
-    print_header("CNN-ED training time (CPU)", notes=[
-        f"torch {torch.__version__}; CNNEDEmbedder(max_epochs={args.max_epochs}, "
-        f"max_length=1120, n_jobs={args.n_jobs}, random_state=0), other parameters default",
-        "training reads: the 1,000 train reads of load_genome_reads_benchmark(), "
-        "the standard genome-reads-50k configuration"])
+    print_header(
+        "CNN-ED training time (CPU)",
+        notes=[
+            f"torch {torch.__version__}; CNNEDEmbedder(max_epochs={args.max_epochs}, "
+            f"max_length=1120, n_jobs={args.n_jobs}, random_state=0), other parameters default",
+            "training reads: the 1,000 train reads of load_genome_reads_benchmark(), "
+            "the standard genome-reads-50k configuration",
+        ],
+    )
     bench = load_genome_reads_benchmark(random_state=0)
     train = np.array(bench.train, dtype=object)
     lengths = np.array([len(s) for s in train])
-    embedder = CNNEDEmbedder(max_epochs=args.max_epochs, max_length=1120, n_jobs=args.n_jobs,
-                             random_state=0)
+    embedder = CNNEDEmbedder(
+        max_epochs=args.max_epochs, max_length=1120, n_jobs=args.n_jobs, random_state=0
+    )
     rows = []
     for label in ("first fit (exact matrix + training)", "refit (matrix cached: training only)"):
         progress(label)
@@ -58,14 +61,37 @@ def main():
         embedder.fit(train)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
         epochs = sum(entry["dur"] for entry in embedder.history_)
-        rows.append([label, f"{wall:.1f}", f"{cpu:.1f}", f"{epochs:.1f}",
-                     f"{embedder.history_[-1]['train_loss']:.4f}", before, load()])
-    print(f"{len(train)} training reads, lengths {lengths.min()}-{lengths.max()} "
-          f"(mean {lengths.mean():.0f})")
+        rows.append(
+            [
+                label,
+                f"{wall:.1f}",
+                f"{cpu:.1f}",
+                f"{epochs:.1f}",
+                f"{embedder.history_[-1]['train_loss']:.4f}",
+                before,
+                load(),
+            ]
+        )
+    print(
+        f"{len(train)} training reads, lengths {lengths.min()}-{lengths.max()} "
+        f"(mean {lengths.mean():.0f})"
+    )
     print()
-    print(format_table(["fit", "wall s", "CPU s", "sum of epoch durations s", "final loss",
-                        "load before", "load after"], rows,
-                       title=f"{args.max_epochs} epochs of 1,000 triplets, batch 64"))
+    print(
+        format_table(
+            [
+                "fit",
+                "wall s",
+                "CPU s",
+                "sum of epoch durations s",
+                "final loss",
+                "load before",
+                "load after",
+            ],
+            rows,
+            title=f"{args.max_epochs} epochs of 1,000 triplets, batch 64",
+        )
+    )
     print("CPU s is process CPU time over both cores (wall s x 2 at most).")
     print()
     print_footer(start_time)

@@ -22,23 +22,20 @@ Words: spell-100k (``load_spell_benchmark``): 100,000 wordfreq words, 1,000
 codespell misspellings. Top-1 recall of ``FilterRefineNeighbors()`` and of
 ``FilterRefineNeighbors(n_neighbors=1)``, and radius recall at 1, 2 and 3.
 
-Run: ``python benchmarks/bench_defaults.py --json benchmarks/results/defaults.json``
+Run: ``python -m benchmarks.bench_defaults --json benchmarks/results/defaults.json``
 (about 25 minutes on 2 cores, 20 of them rapidfuzz's brute force on reads).
 """
 
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_header, progress  # noqa: E402
-
+from benchmarks._common import format_table, print_header, progress
 from sklearn_ed import FilterRefineClassifier, FilterRefineNeighbors  # noqa: E402
 from sklearn_ed.datasets import load_genome_reads_benchmark, load_spell_benchmark  # noqa: E402
 from sklearn_ed.distances import candidate_distances  # noqa: E402
@@ -56,8 +53,11 @@ def brute_force(queries, base, n_jobs):
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 
-    return timed(lambda: process.cdist(queries, base, scorer=Levenshtein.distance,
-                                       workers=n_jobs, dtype=np.int32))
+    return timed(
+        lambda: process.cdist(
+            queries, base, scorer=Levenshtein.distance, workers=n_jobs, dtype=np.int32
+        )
+    )
 
 
 def top_k_recall(found_distances, exact, k):
@@ -76,8 +76,7 @@ def mappy_neighbors(base, queries, k, n_jobs):
         path = os.path.join(directory, "base.fa")
         with open(path, "w") as file:
             file.writelines(f">{i}\n{read}\n" for i, read in enumerate(base))
-        aligner, build = timed(lambda: mappy.Aligner(path, preset="ava-ont",
-                                                      n_threads=n_jobs))
+        aligner, build = timed(lambda: mappy.Aligner(path, preset="ava-ont", n_threads=n_jobs))
 
     def hits(query):
         buffer = mappy.ThreadBuffer()
@@ -89,7 +88,7 @@ def mappy_neighbors(base, queries, k, n_jobs):
         width = max(k, max(map(len, found)))
         candidates = np.full((len(queries), width), -1, dtype=np.int64)
         for row, items in enumerate(found):
-            candidates[row, :len(items)] = items
+            candidates[row, : len(items)] = items
         exact = candidate_distances(queries, base, candidates, n_jobs=n_jobs)
         return np.sort(exact, axis=1)[:, :k], np.mean(list(map(len, found)))
 
@@ -117,12 +116,11 @@ def radius_recall(search, queries, exact, radius):
 
 def fit_with_check_share(make, base, y=None):
     """Fit time, and the share of it the recall check took (refit without it)."""
-    estimator, fit_time = timed(lambda: make().fit(base, y) if y is not None
-                                else make().fit(base))
-    unchecked = make().set_params(check_recall=False,
-                                  n_candidates=int(estimator.n_candidates_))
-    _, unchecked_time = timed(lambda: unchecked.fit(base, y) if y is not None
-                              else unchecked.fit(base))
+    estimator, fit_time = timed(lambda: make().fit(base, y) if y is not None else make().fit(base))
+    unchecked = make().set_params(check_recall=False, n_candidates=int(estimator.n_candidates_))
+    _, unchecked_time = timed(
+        lambda: unchecked.fit(base, y) if y is not None else unchecked.fit(base)
+    )
     return estimator, fit_time, max(fit_time - unchecked_time, 0.0) / fit_time
 
 
@@ -132,10 +130,10 @@ def reads_section(args, results):
     k = 10
     progress(f"reads: rapidfuzz brute force, {len(queries)} x {len(base)}")
     exact, brute_time = brute_force(queries, base, args.n_jobs)
-    rows = [["rapidfuzz.process.cdist (brute force)", "-", f"{brute_time:.1f}", "1.000",
-             "-", "1.0x"]]
-    record = {"n_base": len(base), "n_query": len(queries), "brute_s": brute_time,
-              "methods": []}
+    rows = [
+        ["rapidfuzz.process.cdist (brute force)", "-", f"{brute_time:.1f}", "1.000", "-", "1.0x"]
+    ]
+    record = {"n_base": len(base), "n_query": len(queries), "brute_s": brute_time, "methods": []}
     progress("reads: mappy")
     mapped = mappy_neighbors(base, queries, k, args.n_jobs)
     if mapped is None:
@@ -143,31 +141,65 @@ def reads_section(args, results):
     else:
         distances, build, query_time, mean_hits = mapped
         recall = top_k_recall(distances, exact, k)
-        rows.append([f"mappy ava-ont seeds + exact refine ({mean_hits:.0f} hits/query)",
-                     f"{build:.1f}", f"{build + query_time:.1f}", f"{recall:.3f}", "-",
-                     f"{brute_time / (build + query_time):.1f}x"])
-        record["methods"].append({"name": "mappy", "fit_s": build, "query_s": query_time,
-                                  "recall": recall})
+        rows.append(
+            [
+                f"mappy ava-ont seeds + exact refine ({mean_hits:.0f} hits/query)",
+                f"{build:.1f}",
+                f"{build + query_time:.1f}",
+                f"{recall:.3f}",
+                "-",
+                f"{brute_time / (build + query_time):.1f}x",
+            ]
+        )
+        record["methods"].append(
+            {"name": "mappy", "fit_s": build, "query_s": query_time, "recall": recall}
+        )
     progress("reads: FilterRefineNeighbors defaults")
     search, fit_time, check_share = fit_with_check_share(
-        lambda: FilterRefineNeighbors(n_neighbors=k, n_jobs=args.n_jobs), base)
+        lambda: FilterRefineNeighbors(n_neighbors=k, n_jobs=args.n_jobs), base
+    )
     (distances, _), query_time = timed(lambda: search.kneighbors(queries))
     recall = top_k_recall(distances, exact, k)
     estimate = f"{search.estimated_recall_:.3f} +/- {search.estimated_recall_se_:.3f}"
-    rows.append([f"FilterRefineNeighbors(n_neighbors=10) [{type(search.embedder_).__name__}, "
-                 f"C={search.n_candidates_}]", f"{fit_time:.1f}",
-                 f"{fit_time + query_time:.1f}", f"{recall:.3f}", estimate,
-                 f"{brute_time / (fit_time + query_time):.1f}x"])
-    record["methods"].append({
-        "name": "FilterRefineNeighbors(n_neighbors=10)", "fit_s": fit_time,
-        "query_s": query_time, "recall": recall, "n_candidates": int(search.n_candidates_),
-        "estimated_recall": search.estimated_recall_,
-        "estimated_recall_se": search.estimated_recall_se_, "check_share_of_fit": check_share,
-        "embedder": type(search.embedder_).__name__})
-    print(format_table(["method", "fit s", "fit + 1,000 queries s", "top-10 recall",
-                        "fit's estimate", "speed-up incl. fit"], rows,
-                       title=f"genome reads: {len(base):,} reads, {len(queries):,} queries, "
-                             f"{args.n_jobs} workers"))
+    rows.append(
+        [
+            f"FilterRefineNeighbors(n_neighbors=10) [{type(search.embedder_).__name__}, "
+            f"C={search.n_candidates_}]",
+            f"{fit_time:.1f}",
+            f"{fit_time + query_time:.1f}",
+            f"{recall:.3f}",
+            estimate,
+            f"{brute_time / (fit_time + query_time):.1f}x",
+        ]
+    )
+    record["methods"].append(
+        {
+            "name": "FilterRefineNeighbors(n_neighbors=10)",
+            "fit_s": fit_time,
+            "query_s": query_time,
+            "recall": recall,
+            "n_candidates": int(search.n_candidates_),
+            "estimated_recall": search.estimated_recall_,
+            "estimated_recall_se": search.estimated_recall_se_,
+            "check_share_of_fit": check_share,
+            "embedder": type(search.embedder_).__name__,
+        }
+    )
+    print(
+        format_table(
+            [
+                "method",
+                "fit s",
+                "fit + 1,000 queries s",
+                "top-10 recall",
+                "fit's estimate",
+                "speed-up incl. fit",
+            ],
+            rows,
+            title=f"genome reads: {len(base):,} reads, {len(queries):,} queries, "
+            f"{args.n_jobs} workers",
+        )
+    )
     print(f"the recall check took {check_share:.0%} of FilterRefineNeighbors.fit\n")
 
     progress("reads: radius search")
@@ -176,32 +208,59 @@ def reads_section(args, results):
     record["radius"] = []
     for rank in (1, 5, 10):
         radius = float(np.median(sorted_exact[:, rank - 1]))
-        recall, true_per_query, returned, seconds = radius_recall(search, queries, exact,
-                                                                  radius)
-        radius_rows.append([f"{radius:g} (median d to neighbor {rank})", f"{recall:.3f}",
-                            f"{true_per_query:.1f}", f"{seconds * 1e3 / len(queries):.1f}"])
+        recall, true_per_query, returned, seconds = radius_recall(search, queries, exact, radius)
+        radius_rows.append(
+            [
+                f"{radius:g} (median d to neighbor {rank})",
+                f"{recall:.3f}",
+                f"{true_per_query:.1f}",
+                f"{seconds * 1e3 / len(queries):.1f}",
+            ]
+        )
         record["radius"].append({"radius": radius, "recall": recall, "seconds": seconds})
-    print(format_table(["radius", "recall", "true neighbors / query", "ms / query"],
-                       radius_rows, title="genome reads: radius_neighbors with the defaults"))
+    print(
+        format_table(
+            ["radius", "recall", "true neighbors / query", "ms / query"],
+            radius_rows,
+            title="genome reads: radius_neighbors with the defaults",
+        )
+    )
 
     progress("reads: FilterRefineClassifier defaults")
     labels = np.asarray(data.base_start) // REGION
     truth_labels = np.asarray(data.query_start) // REGION
     clf, clf_fit, _ = fit_with_check_share(
-        lambda: FilterRefineClassifier(n_jobs=args.n_jobs), base, labels)
+        lambda: FilterRefineClassifier(n_jobs=args.n_jobs), base, labels
+    )
     predicted, clf_query = timed(lambda: clf.predict(queries))
     exact_predicted = exact_knn_predict(exact, labels, clf.n_neighbors)
-    accuracy, exact_accuracy = (float(np.mean(predicted == truth_labels)),
-                                float(np.mean(exact_predicted == truth_labels)))
-    print(format_table(
-        ["classifier (read origin, 50 kbp regions)", "accuracy", "fit + predict s"],
-        [["exact 5-NN (on the brute-force distances)", f"{exact_accuracy:.3f}",
-          f"{brute_time:.1f}"],
-         [f"FilterRefineClassifier() [C={clf.n_candidates_}]", f"{accuracy:.3f}",
-          f"{clf_fit + clf_query:.1f}"]],
-        title="genome reads: classification with the defaults"))
-    record["classifier"] = {"accuracy": accuracy, "exact_accuracy": exact_accuracy,
-                            "seconds": clf_fit + clf_query}
+    accuracy, exact_accuracy = (
+        float(np.mean(predicted == truth_labels)),
+        float(np.mean(exact_predicted == truth_labels)),
+    )
+    print(
+        format_table(
+            ["classifier (read origin, 50 kbp regions)", "accuracy", "fit + predict s"],
+            [
+                [
+                    "exact 5-NN (on the brute-force distances)",
+                    f"{exact_accuracy:.3f}",
+                    f"{brute_time:.1f}",
+                ],
+                [
+                    f"FilterRefineClassifier() [C={clf.n_candidates_}]",
+                    f"{accuracy:.3f}",
+                    f"{clf_fit + clf_query:.1f}",
+                ],
+            ],
+            title="genome reads: classification with the defaults",
+        )
+    )
+    record["classifier"] = {
+        "accuracy": accuracy,
+        "exact_accuracy": exact_accuracy,
+        "seconds": clf_fit + clf_query,
+    }
     results["reads"] = record
 
 
@@ -210,46 +269,103 @@ def words_section(args, results):
     base, queries = list(data.base), list(data.query)
     progress("words: brute force")
     exact, brute_time = brute_force(queries, base, args.n_jobs)
-    rows = [["rapidfuzz.process.cdist (brute force)", "-", f"{brute_time:.2f}", "1.000",
-             "1.000", "-", "1.0x"]]
+    rows = [
+        [
+            "rapidfuzz.process.cdist (brute force)",
+            "-",
+            f"{brute_time:.2f}",
+            "1.000",
+            "1.000",
+            "-",
+            "1.0x",
+        ]
+    ]
     record = {"brute_s": brute_time, "methods": []}
-    for name, make in [("FilterRefineNeighbors() [n_neighbors=5]",
-                        lambda: FilterRefineNeighbors(n_jobs=args.n_jobs)),
-                       ("FilterRefineNeighbors(n_neighbors=1)", lambda: FilterRefineNeighbors(
-                            n_neighbors=1, n_jobs=args.n_jobs))]:
+    for name, make in [
+        (
+            "FilterRefineNeighbors() [n_neighbors=5]",
+            lambda: FilterRefineNeighbors(n_jobs=args.n_jobs),
+        ),
+        (
+            "FilterRefineNeighbors(n_neighbors=1)",
+            lambda: FilterRefineNeighbors(n_neighbors=1, n_jobs=args.n_jobs),
+        ),
+    ]:
         progress(f"words: {name}")
         search, fit_time, check_share = fit_with_check_share(make, base)
         (distances, _), query_time = timed(lambda: search.kneighbors(queries))
         k = search.n_neighbors
-        recall, recall_k = top_k_recall(distances[:, :1], exact, 1), top_k_recall(
-            distances, exact, k)
-        rows.append([f"{name} [C={search.n_candidates_}]", f"{fit_time:.2f}",
-                     f"{fit_time + query_time:.2f}", f"{recall:.3f}", f"{recall_k:.3f}",
-                     f"{search.estimated_recall_:.3f} +/- {search.estimated_recall_se_:.3f}",
-                     f"{brute_time / (fit_time + query_time):.1f}x"])
-        record["methods"].append({"name": name, "fit_s": fit_time, "query_s": query_time,
-                                  "top1_recall": recall, "k": k, "recall": recall_k,
-                                  "n_candidates": int(search.n_candidates_),
-                                  "estimated_recall": search.estimated_recall_,
-                                  "estimated_recall_se": search.estimated_recall_se_,
-                                  "check_share_of_fit": check_share})
-    print(format_table(["method", "fit s", "fit + 1,000 queries s", "top-1 recall",
-                        "top-k recall (k = n_neighbors)", "fit's estimate (top-k)",
-                        "speed-up incl. fit"], rows,
-                       title=f"words: {len(base):,} words, {len(queries):,} misspellings, "
-                             f"{args.n_jobs} workers"))
-    print("the fit's estimate is of top-n_neighbors recall, on words of the base as "
-          "queries; the recall check took " + ", ".join(
-              f"{m['check_share_of_fit']:.0%}" for m in record["methods"]) + " of the fits\n")
+        recall, recall_k = (
+            top_k_recall(distances[:, :1], exact, 1),
+            top_k_recall(distances, exact, k),
+        )
+        rows.append(
+            [
+                f"{name} [C={search.n_candidates_}]",
+                f"{fit_time:.2f}",
+                f"{fit_time + query_time:.2f}",
+                f"{recall:.3f}",
+                f"{recall_k:.3f}",
+                f"{search.estimated_recall_:.3f} +/- {search.estimated_recall_se_:.3f}",
+                f"{brute_time / (fit_time + query_time):.1f}x",
+            ]
+        )
+        record["methods"].append(
+            {
+                "name": name,
+                "fit_s": fit_time,
+                "query_s": query_time,
+                "top1_recall": recall,
+                "k": k,
+                "recall": recall_k,
+                "n_candidates": int(search.n_candidates_),
+                "estimated_recall": search.estimated_recall_,
+                "estimated_recall_se": search.estimated_recall_se_,
+                "check_share_of_fit": check_share,
+            }
+        )
+    print(
+        format_table(
+            [
+                "method",
+                "fit s",
+                "fit + 1,000 queries s",
+                "top-1 recall",
+                "top-k recall (k = n_neighbors)",
+                "fit's estimate (top-k)",
+                "speed-up incl. fit",
+            ],
+            rows,
+            title=f"words: {len(base):,} words, {len(queries):,} misspellings, "
+            f"{args.n_jobs} workers",
+        )
+    )
+    print(
+        "the fit's estimate is of top-n_neighbors recall, on words of the base as "
+        "queries; the recall check took "
+        + ", ".join(f"{m['check_share_of_fit']:.0%}" for m in record["methods"])
+        + " of the fits\n"
+    )
     radius_rows = []
     record["radius"] = []
     for radius in (1, 2, 3):
         recall, true_per_query, returned, seconds = radius_recall(search, queries, exact, radius)
-        radius_rows.append([radius, f"{recall:.3f}", f"{true_per_query:.1f}",
-                            f"{seconds * 1e3 / len(queries):.2f}"])
+        radius_rows.append(
+            [
+                radius,
+                f"{recall:.3f}",
+                f"{true_per_query:.1f}",
+                f"{seconds * 1e3 / len(queries):.2f}",
+            ]
+        )
         record["radius"].append({"radius": radius, "recall": recall, "seconds": seconds})
-    print(format_table(["radius", "recall", "true neighbors / query", "ms / query"],
-                       radius_rows, title="words: radius_neighbors with the defaults"))
+    print(
+        format_table(
+            ["radius", "recall", "true neighbors / query", "ms / query"],
+            radius_rows,
+            title="words: radius_neighbors with the defaults",
+        )
+    )
     results["words"] = record
 
 
@@ -260,11 +376,14 @@ def main():
     parser.add_argument("--n-query", type=int, default=1_000)
     parser.add_argument("--skip-reads", action="store_true")
     parser.add_argument("--skip-words", action="store_true")
-    parser.add_argument("--json", default=None,
-                        help="result file; a skipped section keeps its entry from this file")
+    parser.add_argument(
+        "--json", default=None, help="result file; a skipped section keeps its entry from this file"
+    )
     args = parser.parse_args()
-    print_header("The defaults on genome reads and words",
-                 [f"{args.n_jobs} workers for every method; wall times include fit"])
+    print_header(
+        "The defaults on genome reads and words",
+        [f"{args.n_jobs} workers for every method; wall times include fit"],
+    )
     results = {}
     if args.json and os.path.exists(args.json):
         with open(args.json) as file:

@@ -16,20 +16,16 @@ Methods, top-1 neighbor of every query, ``--n-jobs`` workers:
 
 Every method must return the same nearest distances as the plain scan.
 
-Run: ``python benchmarks/bench_dtw_exact.py``
+Run: ``python -m benchmarks.bench_dtw_exact``
 """
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 from sklearn.preprocessing import FunctionTransformer
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_header, progress  # noqa: E402
-
+from benchmarks._common import format_table, print_header, progress
 from sklearn_ed import FilterRefineNeighbors  # noqa: E402
 from sklearn_ed.distances import make_dtw_metric, pairwise_distances  # noqa: E402
 from sklearn_ed.metrics import pruned_fraction  # noqa: E402
@@ -75,16 +71,19 @@ def dtaidistance_brute(base, queries, band):
     both = np.vstack([queries, base])
     block = ((0, len(queries)), (len(queries), len(both)))
     matrix = dtw.distance_matrix_fast(both, window=band + 1, block=block, compact=False)
-    return np.nanmin(np.where(np.isinf(matrix), np.nan, matrix)[:len(queries),
-                                                             len(queries):], axis=1)
+    return np.nanmin(
+        np.where(np.isinf(matrix), np.nan, matrix)[: len(queries), len(queries) :], axis=1
+    )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args()
-    print_header("Exact DTW nearest neighbor: lower-bound pruning",
-                 [f"Sakoe-Chiba band {WINDOW:.0%}, {args.n_jobs} workers"])
+    print_header(
+        "Exact DTW nearest neighbor: lower-bound pruning",
+        [f"Sakoe-Chiba band {WINDOW:.0%}, {args.n_jobs} workers"],
+    )
     metric = make_dtw_metric(window=WINDOW)
     rows = []
     for name in ("GunPoint", "PigCVP"):
@@ -92,24 +91,38 @@ def main():
         band = int(np.ceil(WINDOW * base.shape[1]))
         progress(f"{name}: plain scan")
         pairwise_distances(list(queries[:1]), list(base[:2]), metric=metric)  # compile
-        exact, scan_time = timed(lambda: pairwise_distances(list(queries), list(base),
-                                                            metric=metric, n_jobs=args.n_jobs))
+        exact, scan_time = timed(
+            lambda: pairwise_distances(list(queries), list(base), metric=metric, n_jobs=args.n_jobs)
+        )
         truth = exact.min(axis=1)
-        rows.append([name, "plain DTW scan (sklearn-ed numba)", f"{scan_time:.2f}", "yes",
-                     "-", "1.0x"])
+        rows.append(
+            [name, "plain DTW scan (sklearn-ed numba)", f"{scan_time:.2f}", "yes", "-", "1.0x"]
+        )
         progress(f"{name}: exact=True")
-        search = FilterRefineNeighbors(FunctionTransformer(np.vstack), metric=metric,
-                                       n_neighbors=1, n_candidates=5, exact=True,
-                                       n_jobs=args.n_jobs)
-        (distances, _), query_time = timed(lambda: search.fit(list(base)).kneighbors(
-            list(queries)))
+        search = FilterRefineNeighbors(
+            FunctionTransformer(np.vstack),
+            metric=metric,
+            n_neighbors=1,
+            n_candidates=5,
+            exact=True,
+            n_jobs=args.n_jobs,
+        )
+        (distances, _), query_time = timed(lambda: search.fit(list(base)).kneighbors(list(queries)))
         same = np.allclose(distances[:, 0], truth)
-        rows.append([name, "sklearn-ed exact=True (fit included)", f"{query_time:.2f}",
-                     "yes" if same else "NO", f"{pruned_fraction(search, list(queries)):.3f}",
-                     f"{scan_time / query_time:.1f}x"])
-        for label, run in (("dtaidistance lb_keogh + distance_fast (UCR loop)",
-                            dtaidistance_lb_keogh_search),
-                           ("dtaidistance distance_matrix_fast (brute)", dtaidistance_brute)):
+        rows.append(
+            [
+                name,
+                "sklearn-ed exact=True (fit included)",
+                f"{query_time:.2f}",
+                "yes" if same else "NO",
+                f"{pruned_fraction(search, list(queries)):.3f}",
+                f"{scan_time / query_time:.1f}x",
+            ]
+        )
+        for label, run in (
+            ("dtaidistance lb_keogh + distance_fast (UCR loop)", dtaidistance_lb_keogh_search),
+            ("dtaidistance distance_matrix_fast (brute)", dtaidistance_brute),
+        ):
             progress(f"{name}: {label}")
             try:
                 nearest, peer_time = timed(lambda run=run: run(base, queries, band))
@@ -117,11 +130,24 @@ def main():
                 rows.append([name, label, "-", "not installed", "-", "-"])
                 continue
             same = np.allclose(nearest, truth)
-            rows.append([name, label, f"{peer_time:.2f}", "yes" if same else "NO", "-",
-                         f"{scan_time / peer_time:.1f}x"])
-    print(format_table(["data", "method", "seconds", "same answers", "pruned", "vs scan"],
-                       rows, align="llrlrr",
-                       title="Top-1 DTW neighbor of every query (band 10 %)"))
+            rows.append(
+                [
+                    name,
+                    label,
+                    f"{peer_time:.2f}",
+                    "yes" if same else "NO",
+                    "-",
+                    f"{scan_time / peer_time:.1f}x",
+                ]
+            )
+    print(
+        format_table(
+            ["data", "method", "seconds", "same answers", "pruned", "vs scan"],
+            rows,
+            align="llrlrr",
+            title="Top-1 DTW neighbor of every query (band 10 %)",
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -23,8 +23,8 @@ the ratio is tslearn / sklearn_ed (> 1: sklearn_ed faster). Target: ratio
 
 Usage::
 
-    python benchmarks/bench_dtw_kernel.py
-    python benchmarks/bench_dtw_kernel.py --lengths 100,500 --repeats 5
+    python -m benchmarks.bench_dtw_kernel
+    python -m benchmarks.bench_dtw_kernel --lengths 100,500 --repeats 5
 """
 
 import os
@@ -34,13 +34,17 @@ for _name in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "M
 
 import argparse  # noqa: E402
 import math  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, parse_list, print_footer, print_header, progress  # noqa: E402
+from benchmarks._common import (  # noqa: E402
+    format_table,
+    parse_list,
+    print_footer,
+    print_header,
+    progress,
+)
 
 
 def _best(function, repeats):
@@ -69,11 +73,14 @@ def main():
     from sklearn_ed.distances._dtw_kernels import dtw_pair
 
     start_time = time.perf_counter()
-    print_header("DTW kernel: sklearn_ed vs tslearn (numba), one core", notes=[
-        f"tslearn {tslearn.__version__}; NUMBA_NUM_THREADS=1, BLAS/OpenMP threads = 1",
-        "random-walk series (seed 0); wall time, min over repeats; ratio = tslearn / "
-        "sklearn_ed (> 1 means sklearn_ed is faster); band radius r = ceil(window * length)",
-    ])
+    print_header(
+        "DTW kernel: sklearn_ed vs tslearn (numba), one core",
+        notes=[
+            f"tslearn {tslearn.__version__}; NUMBA_NUM_THREADS=1, BLAS/OpenMP threads = 1",
+            "random-walk series (seed 0); wall time, min over repeats; ratio = tslearn / "
+            "sklearn_ed (> 1 means sklearn_ed is faster); band radius r = ceil(window * length)",
+        ],
+    )
     rng = np.random.RandomState(0)
     rows = []
     ratios = []
@@ -88,8 +95,11 @@ def main():
                 constraint = GLOBAL_CONSTRAINT_CODE[None if window is None else "sakoe_chiba"]
                 tsl_radius = None if window is None else radius
                 metric = make_dtw_metric(window)
-                tsl_kwargs = ({} if window is None else
-                              {"global_constraint": "sakoe_chiba", "sakoe_chiba_radius": radius})
+                tsl_kwargs = (
+                    {}
+                    if window is None
+                    else {"global_constraint": "sakoe_chiba", "sakoe_chiba_radius": radius}
+                )
                 x, y = np.ascontiguousarray(X[0]), np.ascontiguousarray(Y[0])
                 ours = dtw_pair(x, y, radius, np.inf)
                 theirs = _njit_dtw(x, y, constraint, tsl_radius, None)
@@ -103,28 +113,61 @@ def main():
                 pair_ours = pair_theirs = matrix_ours = matrix_theirs = np.inf
                 for _ in range(args.repeats):  # interleaved
                     pair_ours = min(pair_ours, _best(lambda: dtw_pair(x, y, radius, np.inf), 3))
-                    pair_theirs = min(pair_theirs, _best(
-                        lambda: _njit_dtw(x, y, constraint, tsl_radius, None), 3))
-                    matrix_ours = min(matrix_ours, _best(lambda: pairwise_distances(
-                        ours_series, ours_y, metric=metric, n_jobs=1), 1))
-                    matrix_theirs = min(matrix_theirs, _best(
-                        lambda: cdist_dtw(X, Y, n_jobs=1, **tsl_kwargs), 1))
+                    pair_theirs = min(
+                        pair_theirs, _best(lambda: _njit_dtw(x, y, constraint, tsl_radius, None), 3)
+                    )
+                    matrix_ours = min(
+                        matrix_ours,
+                        _best(
+                            lambda: pairwise_distances(
+                                ours_series, ours_y, metric=metric, n_jobs=1
+                            ),
+                            1,
+                        ),
+                    )
+                    matrix_theirs = min(
+                        matrix_theirs, _best(lambda: cdist_dtw(X, Y, n_jobs=1, **tsl_kwargs), 1)
+                    )
                 n_pairs = n * n
                 for part, t_ours, t_theirs, pairs in (
-                        ("pair kernel", pair_ours, pair_theirs, 1),
-                        (f"matrix {n}x{n}", matrix_ours, matrix_theirs, n_pairs)):
+                    ("pair kernel", pair_ours, pair_theirs, 1),
+                    (f"matrix {n}x{n}", matrix_ours, matrix_theirs, n_pairs),
+                ):
                     ratio = t_theirs / t_ours
                     ratios.append(ratio)
-                    rows.append([length, channels, window_text, part,
-                                 f"{1e6 * t_ours / pairs:.1f}", f"{1e6 * t_theirs / pairs:.1f}",
-                                 f"{ratio:.2f}"])
-    print(format_table(["length", "channels", "window", "part", "sklearn_ed us/pair",
-                        "tslearn us/pair", "ratio"], rows,
-                       title="Microseconds per DTW distance (one core)", align="rrrlrrr"))
+                    rows.append(
+                        [
+                            length,
+                            channels,
+                            window_text,
+                            part,
+                            f"{1e6 * t_ours / pairs:.1f}",
+                            f"{1e6 * t_theirs / pairs:.1f}",
+                            f"{ratio:.2f}",
+                        ]
+                    )
+    print(
+        format_table(
+            [
+                "length",
+                "channels",
+                "window",
+                "part",
+                "sklearn_ed us/pair",
+                "tslearn us/pair",
+                "ratio",
+            ],
+            rows,
+            title="Microseconds per DTW distance (one core)",
+            align="rrrlrrr",
+        )
+    )
     worst = min(ratios)
     verdict = "met" if worst >= 1 / 1.2 else "NOT met"
-    print(f"worst ratio {worst:.2f}; target (sklearn_ed within 1.2x of tslearn, ratio >= 0.83): "
-          f"{verdict}")
+    print(
+        f"worst ratio {worst:.2f}; target (sklearn_ed within 1.2x of tslearn, ratio >= 0.83): "
+        f"{verdict}"
+    )
     print_footer(start_time)
 
 

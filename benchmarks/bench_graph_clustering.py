@@ -14,15 +14,13 @@ how much of the exact clustering a graph keeps.
 - the radius graph (``FilterRefineNeighbors.radius_neighbors_graph`` at
   ``radius=eps``) holds every pair within ``eps``: what DBSCAN needs.
 
-Run: ``python benchmarks/bench_graph_clustering.py --json
+Run: ``python -m benchmarks.bench_graph_clustering --json
 benchmarks/results/graph_clustering.json`` (about a minute).
 """
 
 import argparse
 import json
-import os
 import re
-import sys
 import time
 from collections import defaultdict
 
@@ -30,9 +28,7 @@ import numpy as np
 from sklearn.cluster import DBSCAN
 from sklearn.metrics import adjusted_rand_score
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_header, progress  # noqa: E402
-
+from benchmarks._common import format_table, print_header, progress
 from sklearn_ed import CGKEmbedder, FilterRefineNeighbors, FilterRefineTransformer  # noqa: E402
 from sklearn_ed.datasets import load_misspellings  # noqa: E402
 from sklearn_ed.distances import pairwise_distances  # noqa: E402
@@ -72,30 +68,53 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    print_header("DBSCAN on neighbor graphs of misspellings",
-                 [f"DBSCAN(eps={EPS}, min_samples={MIN_SAMPLES}); {args.n_jobs} workers"])
+    print_header(
+        "DBSCAN on neighbor graphs of misspellings",
+        [f"DBSCAN(eps={EPS}, min_samples={MIN_SAMPLES}); {args.n_jobs} workers"],
+    )
     strings = misspelling_groups()
     progress(f"{len(strings)} strings: exact distance matrix")
     full, full_time = timed(lambda: pairwise_distances(strings, n_jobs=args.n_jobs))
     reference = dbscan(full)
     graphs = [
-        (f"kNN graph, CGKEmbedder, n_candidates=100, {N_NEIGHBORS} neighbors",
-         lambda: FilterRefineTransformer(CGKEmbedder(random_state=0), n_neighbors=N_NEIGHBORS,
-                                         n_candidates=100, n_jobs=args.n_jobs)
-         .fit_transform(strings)),
-        (f"kNN graph, defaults, {N_NEIGHBORS} neighbors",
-         lambda: FilterRefineTransformer(n_neighbors=N_NEIGHBORS, n_jobs=args.n_jobs,
-                                         random_state=0).fit_transform(strings)),
-        (f"kNN graph, exact=True, {N_NEIGHBORS} neighbors",
-         lambda: FilterRefineTransformer(n_neighbors=N_NEIGHBORS, exact=True,
-                                         n_jobs=args.n_jobs, random_state=0)
-         .fit_transform(strings)),
-        (f"radius graph, defaults, radius=eps={EPS}",
-         lambda: FilterRefineNeighbors(n_jobs=args.n_jobs, random_state=0).fit(strings)
-         .radius_neighbors_graph(strings, radius=EPS, mode="distance")),
+        (
+            f"kNN graph, CGKEmbedder, n_candidates=100, {N_NEIGHBORS} neighbors",
+            lambda: FilterRefineTransformer(
+                CGKEmbedder(random_state=0),
+                n_neighbors=N_NEIGHBORS,
+                n_candidates=100,
+                n_jobs=args.n_jobs,
+            ).fit_transform(strings),
+        ),
+        (
+            f"kNN graph, defaults, {N_NEIGHBORS} neighbors",
+            lambda: FilterRefineTransformer(
+                n_neighbors=N_NEIGHBORS, n_jobs=args.n_jobs, random_state=0
+            ).fit_transform(strings),
+        ),
+        (
+            f"kNN graph, exact=True, {N_NEIGHBORS} neighbors",
+            lambda: FilterRefineTransformer(
+                n_neighbors=N_NEIGHBORS, exact=True, n_jobs=args.n_jobs, random_state=0
+            ).fit_transform(strings),
+        ),
+        (
+            f"radius graph, defaults, radius=eps={EPS}",
+            lambda: (
+                FilterRefineNeighbors(n_jobs=args.n_jobs, random_state=0)
+                .fit(strings)
+                .radius_neighbors_graph(strings, radius=EPS, mode="distance")
+            ),
+        ),
     ]
-    rows = [[f"full exact matrix ({len(strings)}^2 distances)", f"{full_time:.2f}", "1.000",
-             f"{reference.max() + 1}"]]
+    rows = [
+        [
+            f"full exact matrix ({len(strings)}^2 distances)",
+            f"{full_time:.2f}",
+            "1.000",
+            f"{reference.max() + 1}",
+        ]
+    ]
     results = {"n_strings": len(strings), "full_s": full_time, "graphs": []}
     for name, build in graphs:
         progress(name)
@@ -103,10 +122,16 @@ def main():
         labels = dbscan(graph)
         ari = adjusted_rand_score(reference, labels)
         rows.append([name, f"{seconds:.2f}", f"{ari:.3f}", f"{labels.max() + 1}"])
-        results["graphs"].append({"name": name, "seconds": seconds, "ari": ari,
-                                  "n_clusters": int(labels.max() + 1)})
-    print(format_table(["graph", "build s", "ARI vs exact DBSCAN", "clusters"], rows,
-                       title=f"{len(strings):,} misspellings and words"))
+        results["graphs"].append(
+            {"name": name, "seconds": seconds, "ari": ari, "n_clusters": int(labels.max() + 1)}
+        )
+    print(
+        format_table(
+            ["graph", "build s", "ARI vs exact DBSCAN", "clusters"],
+            rows,
+            title=f"{len(strings):,} misspellings and words",
+        )
+    )
     if args.json:
         with open(args.json, "w") as file:
             json.dump(results, file, indent=1)

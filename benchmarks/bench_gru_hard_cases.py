@@ -19,19 +19,16 @@ Compared, as in the paper's Table 6:
 
 Run::
 
-    python benchmarks/bench_gru_hard_cases.py                  # test (seed 0)
-    python benchmarks/bench_gru_hard_cases.py --test-seed 2    # validation
+    python -m benchmarks.bench_gru_hard_cases                  # test (seed 0)
+    python -m benchmarks.bench_gru_hard_cases --test-seed 2    # validation
 """
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_footer, print_header, progress  # noqa: E402
+from benchmarks._common import format_table, print_footer, print_header, progress
 
 
 def identity_distances(query, base):
@@ -58,23 +55,27 @@ def main():
     from sklearn_ed.distances import pairwise_distances
     from sklearn_ed.metrics import top_k_recall
 
-    print_header("GRUEmbedder on the synthetic hard cases (Zhang et al. 2020, Table 6)", notes=[
-        f"test: make_hard_cases({args.n_query}, length={args.length}, "
-        f"random_state={args.test_seed}) "
-        f"({args.n_query} queries, {2 * args.n_query} base strings)",
-        f"GRU training strings: make_hard_cases({args.n_train_query}, length={args.length}, "
-        f"random_state=1), queries and base pooled ({3 * args.n_train_query} strings)",
-        f"GRUEmbedder(epochs_per_phase={args.epochs}, random_state=0), other parameters "
-        f"default; CGK/CGK': CGKEmbedder(random_state=0..4) fitted on the base, mean of 5",
-    ])
+    print_header(
+        "GRUEmbedder on the synthetic hard cases (Zhang et al. 2020, Table 6)",
+        notes=[
+            f"test: make_hard_cases({args.n_query}, length={args.length}, "
+            f"random_state={args.test_seed}) "
+            f"({args.n_query} queries, {2 * args.n_query} base strings)",
+            f"GRU training strings: make_hard_cases({args.n_train_query}, length={args.length}, "
+            f"random_state=1), queries and base pooled ({3 * args.n_train_query} strings)",
+            f"GRUEmbedder(epochs_per_phase={args.epochs}, random_state=0), other parameters "
+            f"default; CGK/CGK': CGKEmbedder(random_state=0..4) fitted on the base, mean of 5",
+        ],
+    )
     if args.test_seed == 1:
         parser.error("seed 1 is the training set")
     test = make_hard_cases(args.n_query, length=args.length, random_state=args.test_seed)
     train_set = make_hard_cases(args.n_train_query, length=args.length, random_state=1)
     train = train_set.query + train_set.base
     exact = pairwise_distances(test.query, test.base, n_jobs=args.n_jobs)
-    own = exact[np.arange(args.n_query)[:, None], 2 * np.arange(args.n_query)[:, None]
-                + np.arange(2)]
+    own = exact[
+        np.arange(args.n_query)[:, None], 2 * np.arange(args.n_query)[:, None] + np.arange(2)
+    ]
     shift_nearest = np.mean(own[:, 0] < own[:, 1])
     tie = np.mean(own[:, 0] == own[:, 1])
 
@@ -86,11 +87,13 @@ def main():
         name = "Phase " + "+".join(map(str, phases))
         progress(f"fit {name}")
         started = time.perf_counter()
-        embedder = GRUEmbedder(phases=phases, epochs_per_phase=args.epochs,
-                               n_jobs=args.n_jobs, random_state=0).fit(train)
+        embedder = GRUEmbedder(
+            phases=phases, epochs_per_phase=args.epochs, n_jobs=args.n_jobs, random_state=0
+        ).fit(train)
         fit_s = time.perf_counter() - started
-        value = recall(cdist(embedder.transform(test.query), embedder.transform(test.base),
-                             "sqeuclidean"))
+        value = recall(
+            cdist(embedder.transform(test.query), embedder.transform(test.base), "sqeuclidean")
+        )
         rows.append([name, f"{100 * value:.1f}"])
         threshold = "-" if embedder.threshold_ is None else f"{embedder.threshold_:.3f}"
         fits.append([name, f"{fit_s:.0f}", embedder.n_features_out_, threshold])
@@ -98,23 +101,38 @@ def main():
         values = []
         for seed in range(5):
             cgk = CGKEmbedder(algorithm, random_state=seed).fit(test.base)
-            values.append(recall(cdist(cgk.transform(test.query), cgk.transform(test.base),
-                                       "hamming")))
+            values.append(
+                recall(cdist(cgk.transform(test.query), cgk.transform(test.base), "hamming"))
+            )
         rows.append([name, f"{100 * np.mean(values):.1f} (+/- {100 * np.std(values):.1f})"])
     rows.append(["Identity", f"{100 * recall(identity_distances(test.query, test.base)):.1f}"])
 
-    print(f"exact nearest neighbor of a query: its shift for {100 * shift_nearest:.1f}% "
-          f"of queries, its substitution for {100 * (1 - shift_nearest - tie):.1f}%, "
-          f"tied for {100 * tie:.1f}%")
+    print(
+        f"exact nearest neighbor of a query: its shift for {100 * shift_nearest:.1f}% "
+        f"of queries, its substitution for {100 * (1 - shift_nearest - tie):.1f}%, "
+        f"tied for {100 * tie:.1f}%"
+    )
     print()
-    print(format_table(["model", "top-1 recall (%), 1 candidate"], rows,
-                       title="Table 6: top-1 recall for the synthetic data set"))
+    print(
+        format_table(
+            ["model", "top-1 recall (%), 1 candidate"],
+            rows,
+            title="Table 6: top-1 recall for the synthetic data set",
+        )
+    )
     print()
-    print(format_table(["model", "fit s", "embedding dimension", "learned threshold"], fits,
-                       title="GRU fits (wall time, includes the exact training matrix)"))
+    print(
+        format_table(
+            ["model", "fit s", "embedding dimension", "learned threshold"],
+            fits,
+            title="GRU fits (wall time, includes the exact training matrix)",
+        )
+    )
     print()
-    print("paper (Gen50ks prefixes): Phase 1+2+3 64.3, Phase 1+2 40.9, CGK 60.1, "
-          "CGK' 58.0, Identity 40.6")
+    print(
+        "paper (Gen50ks prefixes): Phase 1+2+3 64.3, Phase 1+2 40.9, CGK 60.1, "
+        "CGK' 58.0, Identity 40.6"
+    )
     print_footer(start_time)
 
 

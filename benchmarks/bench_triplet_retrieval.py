@@ -46,8 +46,8 @@ networks' inputs themselves (flattened), outside the target.
 
 Usage::
 
-    python benchmarks/bench_triplet_retrieval.py --dataset digits --cache /tmp/digits.npz
-    python benchmarks/bench_triplet_retrieval.py --dataset gunpoint --cache /tmp/gunpoint.npz
+    python -m benchmarks.bench_triplet_retrieval --dataset digits --cache /tmp/digits.npz
+    python -m benchmarks.bench_triplet_retrieval --dataset gunpoint --cache /tmp/gunpoint.npz
 
 ``--cache`` keeps the exact matrices (digits: ~2-5 min on two cores) for
 re-runs and for bench_triplet_tuning.py.
@@ -55,15 +55,19 @@ re-runs and for bench_triplet_tuning.py.
 
 import argparse
 import os
-import sys
 import time
 
 import numpy as np
 from joblib import Parallel, delayed
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import (distances_at, format_table, parse_list, print_footer,  # noqa: E402
-                     print_header, progress)
+from benchmarks._common import (
+    distances_at,
+    format_table,
+    parse_list,
+    print_footer,
+    print_header,
+    progress,
+)
 
 KS = (1, 10, 50)
 PS = (0.90, 0.95, 0.99)
@@ -74,22 +78,52 @@ THESIS = "40:default:10"
 # (benchmarks/results/triplet_tuning_*.txt): each method's configuration
 # with the smallest geometric mean of the 9 validation cells.
 TUNED = {
-    "digits": {"R": "200:0.01:30:adaptive", "GR": "200:0.01:30",
-               "GG": "200:0.01:30:adaptive", "GC": "200:0.01:10", "RR": "200:0.01:30:adaptive",
-               "RG": "200:0.01:30:adaptive", "RC": "200:0.01:10"},
-    "gunpoint": {"R": "200:0.01:10", "GR": "200:0.01:10", "GG": "200:0.01:10:adaptive",
-                 "GC": "200:0.01:10:adaptive", "RR": "200:0.01:30",
-                 "RG": "200:0.01:10:adaptive", "RC": "200:0.01:30:adaptive"},
-    "pig": {"R": "200:default:10", "GR": THESIS, "GG": "200:default:10", "GC": THESIS,
-            "RR": THESIS, "RG": f"{THESIS}:adaptive", "RC": f"{THESIS}:adaptive"},
-    "italy": {"R": "200:0.01:10:adaptive", "GR": "200:0.01:30:adaptive",
-              "GG": "200:0.01:30:adaptive", "GC": f"{THESIS}:adaptive",
-              "RR": "200:0.01:30:adaptive", "RG": "200:0.01:30:adaptive",
-              "RC": "200:default:10:adaptive"},
+    "digits": {
+        "R": "200:0.01:30:adaptive",
+        "GR": "200:0.01:30",
+        "GG": "200:0.01:30:adaptive",
+        "GC": "200:0.01:10",
+        "RR": "200:0.01:30:adaptive",
+        "RG": "200:0.01:30:adaptive",
+        "RC": "200:0.01:10",
+    },
+    "gunpoint": {
+        "R": "200:0.01:10",
+        "GR": "200:0.01:10",
+        "GG": "200:0.01:10:adaptive",
+        "GC": "200:0.01:10:adaptive",
+        "RR": "200:0.01:30",
+        "RG": "200:0.01:10:adaptive",
+        "RC": "200:0.01:30:adaptive",
+    },
+    "pig": {
+        "R": "200:default:10",
+        "GR": THESIS,
+        "GG": "200:default:10",
+        "GC": THESIS,
+        "RR": THESIS,
+        "RG": f"{THESIS}:adaptive",
+        "RC": f"{THESIS}:adaptive",
+    },
+    "italy": {
+        "R": "200:0.01:10:adaptive",
+        "GR": "200:0.01:30:adaptive",
+        "GG": "200:0.01:30:adaptive",
+        "GC": f"{THESIS}:adaptive",
+        "RR": "200:0.01:30:adaptive",
+        "RG": "200:0.01:30:adaptive",
+        "RC": "200:default:10:adaptive",
+    },
 }
-STRATEGIES = {"R": None, "GR": ("gaussian", "random"), "GG": ("gaussian", "gaussian"),
-              "GC": ("gaussian", "closest"), "RR": ("random", "random"),
-              "RG": ("random", "gaussian"), "RC": ("random", "closest")}
+STRATEGIES = {
+    "R": None,
+    "GR": ("gaussian", "random"),
+    "GG": ("gaussian", "gaussian"),
+    "GC": ("gaussian", "closest"),
+    "RR": ("random", "random"),
+    "RG": ("random", "gaussian"),
+    "RC": ("random", "closest"),
+}
 
 
 def parse_config(config):
@@ -97,16 +131,18 @@ def parse_config(config):
     fields = config.split(":")
     if len(fields) not in (3, 4) or (len(fields) == 4 and fields[3] != "adaptive"):
         raise ValueError(f"bad configuration {config!r}: epochs:lr:n_neighbors[:adaptive]")
-    return {"max_epochs": int(fields[0]),
-            "lr": None if fields[1] == "default" else float(fields[1]),
-            "n_neighbors": int(fields[2]), "adaptive_margin": len(fields) == 4}
+    return {
+        "max_epochs": int(fields[0]),
+        "lr": None if fields[1] == "default" else float(fields[1]),
+        "n_neighbors": int(fields[2]),
+        "adaptive_margin": len(fields) == 4,
+    }
 
 
 def embedded_distances(zq, zb):
     """Euclidean distances (n_queries, n_base) between two float embeddings."""
     zq, zb = zq.astype(np.float64), zb.astype(np.float64)
-    return np.sqrt(np.maximum((zq ** 2).sum(1)[:, None] + (zb ** 2).sum(1)[None]
-                              - 2 * zq @ zb.T, 0))
+    return np.sqrt(np.maximum((zq**2).sum(1)[:, None] + (zb**2).sum(1)[None] - 2 * zq @ zb.T, 0))
 
 
 def strategy_params(method):
@@ -119,8 +155,7 @@ def strategy_params(method):
 
 def load(name, digits_input="edges"):
     """(objects for the network, objects for the metric, metric, network, queries, base)."""
-    from sklearn_ed.distances import (edge_images, get_metric, images_to_point_sets,
-                                      make_dtw_metric)
+    from sklearn_ed.distances import edge_images, get_metric, images_to_point_sets, make_dtw_metric
 
     rng = np.random.RandomState(0)
     if name == "digits":
@@ -143,7 +178,8 @@ def load(name, digits_input="edges"):
 
         loader, window, network, n_queries = {
             "gunpoint": (load_gunpoint, None, "mlp", 50),
-            "pig": (load_pig_central_venous_pressure, 0.1, "mlp", 78)}[name]
+            "pig": (load_pig_central_venous_pressure, 0.1, "mlp", 78),
+        }[name]
         X_train, X_test, _, _ = loader(return_X_y=True)
         series = np.vstack([X_train, X_test])
     queries = np.sort(rng.choice(len(series), n_queries, replace=False))
@@ -151,23 +187,44 @@ def load(name, digits_input="edges"):
     return series, series, make_dtw_metric(window), network, queries, base
 
 
-def embed_base_and_queries(method, d, config, network, metric, n_train, base_inputs,
-                           query_inputs, base_objects, query_objects, base_distances):
+def embed_base_and_queries(
+    method,
+    d,
+    config,
+    network,
+    metric,
+    n_train,
+    base_inputs,
+    query_inputs,
+    base_objects,
+    query_objects,
+    base_distances,
+):
     """(base embedding, query embedding, exact distances per query to embed it, fit seconds)."""
     from sklearn_ed import FastMapEmbedder, TripletMinedEmbedder
 
     tic = time.perf_counter()
     if method == "raw":
-        return (base_inputs.reshape(len(base_inputs), -1),
-                query_inputs.reshape(len(query_inputs), -1), 0, time.perf_counter() - tic)
+        return (
+            base_inputs.reshape(len(base_inputs), -1),
+            query_inputs.reshape(len(query_inputs), -1),
+            0,
+            time.perf_counter() - tic,
+        )
     if method == "FM":
         embedder = FastMapEmbedder(metric=metric, n_components=d, random_state=0)
         embedder.fit(base_objects)
         zb, zq = embedder.transform(base_objects), embedder.transform(query_objects)
         return zb, zq, 2 * d, time.perf_counter() - tic
-    embedder = TripletMinedEmbedder(metric=metric, network=network, n_components=d,
-                                    n_train=n_train, random_state=0, **parse_config(config),
-                                    **strategy_params(method))
+    embedder = TripletMinedEmbedder(
+        metric=metric,
+        network=network,
+        n_components=d,
+        n_train=n_train,
+        random_state=0,
+        **parse_config(config),
+        **strategy_params(method),
+    )
     embedder.fit(base_inputs, train_distances=base_distances)
     zb, zq = embedder.transform(base_inputs), embedder.transform(query_inputs)
     return zb, zq, 0, time.perf_counter() - tic
@@ -175,26 +232,45 @@ def embed_base_and_queries(method, d, config, network, metric, n_train, base_inp
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--dataset", choices=["digits", "gunpoint", "pig", "italy"],
-                        default="digits")
+    parser.add_argument(
+        "--dataset", choices=["digits", "gunpoint", "pig", "italy"], default="digits"
+    )
     parser.add_argument("--dims", default="8,16,32")
-    parser.add_argument("--config", default=None,
-                        help="one epochs:lr:n_neighbors[:adaptive] for every network (e.g. the "
-                             f"thesis' {THESIS}); default: TUNED, per data set and method")
-    parser.add_argument("--n-train", type=int, default=None,
-                        help="training objects sampled from the base (default: all of it)")
+    parser.add_argument(
+        "--config",
+        default=None,
+        help="one epochs:lr:n_neighbors[:adaptive] for every network (e.g. the "
+        f"thesis' {THESIS}); default: TUNED, per data set and method",
+    )
+    parser.add_argument(
+        "--n-train",
+        type=int,
+        default=None,
+        help="training objects sampled from the base (default: all of it)",
+    )
     parser.add_argument("--network", default=None, help="override: mlp or conv1d")
-    parser.add_argument("--digits-input", choices=["edges", "pixels"], default="edges",
-                        help="what the networks see of a digit: its edge map (what the "
-                             "chamfer distance compares) or its grey levels")
-    parser.add_argument("--methods", default="R,FM,GR,GG,GC,RR,RG,RC,raw",
-                        help="raw: Euclidean distance between the networks' inputs (a "
-                             "reference row, outside the target)")
-    parser.add_argument("--n-jobs", type=int, default=2,
-                        help="jobs of the exact distances, and models fitted in parallel "
-                             "(one torch thread each)")
-    parser.add_argument("--cache", default=None,
-                        help="an .npz file keeping the exact matrices between runs")
+    parser.add_argument(
+        "--digits-input",
+        choices=["edges", "pixels"],
+        default="edges",
+        help="what the networks see of a digit: its edge map (what the "
+        "chamfer distance compares) or its grey levels",
+    )
+    parser.add_argument(
+        "--methods",
+        default="R,FM,GR,GG,GC,RR,RG,RC,raw",
+        help="raw: Euclidean distance between the networks' inputs (a "
+        "reference row, outside the target)",
+    )
+    parser.add_argument(
+        "--n-jobs",
+        type=int,
+        default=2,
+        help="jobs of the exact distances, and models fitted in parallel (one torch thread each)",
+    )
+    parser.add_argument(
+        "--cache", default=None, help="an .npz file keeping the exact matrices between runs"
+    )
     args = parser.parse_args()
 
     from sklearn_ed.distances import pairwise_distances, symmetric_pairwise_distances
@@ -204,24 +280,33 @@ def main():
     inputs, objects, metric, network, queries, base = load(args.dataset, args.digits_input)
     network = args.network or network
     methods = args.methods.split(",")
-    configs = {method: args.config or TUNED[args.dataset][method]
-               for method in methods if method in STRATEGIES}
+    configs = {
+        method: args.config or TUNED[args.dataset][method]
+        for method in methods
+        if method in STRATEGIES
+    }
     n_train = args.n_train or len(base)
     dims = parse_list(args.dims)
     input_note = f", input: {args.digits_input}" if args.dataset == "digits" else ""
-    print_header(f"TripletMinedEmbedder retrieval speedup: {args.dataset} ({metric.name})", notes=[
-        f"{len(base)} base objects (the training set, n_train={n_train}), "
-        f"{len(queries)} queries (seed 0); network {network!r}{input_note}, margin=0.1, "
-        "random_state=0",
-        "training epochs:lr:n_neighbors[:adaptive margin] per method: " + ", ".join(
-            f"{method} {config}" for method, config in configs.items()),
-        f"dimensions d in {dims}; each cell = best over d (as in Lary 2022); FastMap counts "
-        "+2d exact distances per query for embedding it",
-    ])
+    print_header(
+        f"TripletMinedEmbedder retrieval speedup: {args.dataset} ({metric.name})",
+        notes=[
+            f"{len(base)} base objects (the training set, n_train={n_train}), "
+            f"{len(queries)} queries (seed 0); network {network!r}{input_note}, margin=0.1, "
+            "random_state=0",
+            "training epochs:lr:n_neighbors[:adaptive margin] per method: "
+            + ", ".join(f"{method} {config}" for method, config in configs.items()),
+            f"dimensions d in {dims}; each cell = best over d (as in Lary 2022); FastMap counts "
+            "+2d exact distances per query for embedding it",
+        ],
+    )
 
     def take(collection, rows):
-        return collection[rows] if isinstance(collection, np.ndarray) else [
-            collection[i] for i in rows]
+        return (
+            collection[rows]
+            if isinstance(collection, np.ndarray)
+            else [collection[i] for i in rows]
+        )
 
     base_objects, query_objects = take(objects, base), take(objects, queries)
     tic = time.perf_counter()
@@ -230,10 +315,8 @@ def main():
         base_distances, exact = cached["base"], cached["exact"]
         distance_seconds = float(cached["seconds"])
     else:
-        base_distances = symmetric_pairwise_distances(base_objects, metric,
-                                                      n_jobs=args.n_jobs)
-        exact = pairwise_distances(query_objects, base_objects, metric=metric,
-                                   n_jobs=args.n_jobs)
+        base_distances = symmetric_pairwise_distances(base_objects, metric, n_jobs=args.n_jobs)
+        exact = pairwise_distances(query_objects, base_objects, metric=metric, n_jobs=args.n_jobs)
         distance_seconds = time.perf_counter() - tic
         if args.cache:
             np.savez(args.cache, base=base_distances, exact=exact, seconds=distance_seconds)
@@ -241,13 +324,27 @@ def main():
     progress(f"exact distances in {distance_seconds:.0f} s")
     base_inputs, query_inputs = inputs[base], inputs[queries]
 
-    jobs = [(method, d) for method in methods for d in (
-        [int(np.prod(inputs.shape[1:]))] if method == "raw" else dims)]
+    jobs = [
+        (method, d)
+        for method in methods
+        for d in ([int(np.prod(inputs.shape[1:]))] if method == "raw" else dims)
+    ]
     fitted = Parallel(n_jobs=args.n_jobs)(
         delayed(embed_base_and_queries)(
-            method, d, configs.get(method), network, metric, n_train, base_inputs,
-            query_inputs, base_objects, query_objects, base_distances)
-        for method, d in jobs)
+            method,
+            d,
+            configs.get(method),
+            network,
+            metric,
+            n_train,
+            base_inputs,
+            query_inputs,
+            base_objects,
+            query_objects,
+            base_distances,
+        )
+        for method, d in jobs
+    )
     needed = {method: {k: [] for k in KS} for method in methods}
     timings = []
     for (method, d), (zb, zq, extra, fit_seconds) in zip(jobs, fitted):
@@ -260,14 +357,21 @@ def main():
     headers = ["method", ""] + [f"{round(p * 100)}% k={k}" for p in PS for k in KS]
     rows, best = [], {}
     for method in methods:
-        counts = [min(distances_at(per_d, p) for per_d in needed[method][k])
-                  for p in PS for k in KS]
+        counts = [
+            min(distances_at(per_d, p) for per_d in needed[method][k]) for p in PS for k in KS
+        ]
         best[method] = counts
         rows.append([method, "# distances"] + [str(c) for c in counts])
         rows.append(["", "speedup"] + [f"{n_base / c:.2f}" for c in counts])
-    print(format_table(headers, rows, align="ll" + "r" * (len(headers) - 2),
-                       title=f"{args.dataset}: exact distances needed / speedup over brute force "
-                             f"(n_base = {n_base}; best over d)"))
+    print(
+        format_table(
+            headers,
+            rows,
+            align="ll" + "r" * (len(headers) - 2),
+            title=f"{args.dataset}: exact distances needed / speedup over brute force "
+            f"(n_base = {n_base}; best over d)",
+        )
+    )
     mined = [m for m in methods if m in STRATEGIES and m != "R"]
     if mined and "R" in best and "FM" in best:
         winners = []
@@ -279,12 +383,20 @@ def main():
         print(f"best mined strategy per cell: {'; '.join(winners)}")
         print(f"target (best mined strategy beats R and FastMap): {n_beat}/9 cells")
     print()
-    print(format_table(["method", "d", "fit s"], timings, align="lrr",
-                       title=f"fit + embed time per model (seconds; {args.n_jobs} models "
-                             "in parallel, one thread each)"))
-    print(f"exact distances: {distance_seconds:.1f} s for the base triangle and the "
-          f"query x base matrix ({1e6 * brute_per_query:.0f} us per distance, "
-          f"{args.n_jobs} jobs)")
+    print(
+        format_table(
+            ["method", "d", "fit s"],
+            timings,
+            align="lrr",
+            title=f"fit + embed time per model (seconds; {args.n_jobs} models "
+            "in parallel, one thread each)",
+        )
+    )
+    print(
+        f"exact distances: {distance_seconds:.1f} s for the base triangle and the "
+        f"query x base matrix ({1e6 * brute_per_query:.0f} us per distance, "
+        f"{args.n_jobs} jobs)"
+    )
     print_footer(start_time)
 
 

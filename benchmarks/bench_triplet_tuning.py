@@ -22,8 +22,8 @@ the smallest geometric mean of its 9 cells (the choice rule).
 
 Usage (needs the exact base matrix cached by bench_triplet_retrieval.py)::
 
-    python benchmarks/bench_triplet_retrieval.py --dataset gunpoint --cache /tmp/gunpoint.npz
-    python benchmarks/bench_triplet_tuning.py --dataset gunpoint --cache /tmp/gunpoint.npz \
+    python -m benchmarks.bench_triplet_retrieval --dataset gunpoint --cache /tmp/gunpoint.npz
+    python -m benchmarks.bench_triplet_tuning --dataset gunpoint --cache /tmp/gunpoint.npz \
         --methods R,GR,GG,GC,RR,RG,RC --configs 40:default:10,200:0.01:10:adaptive \
         --val-seeds 1,2,3 --n-jobs 2
 
@@ -34,18 +34,20 @@ of bench_triplet_retrieval.py.
 
 import argparse
 import math
-import os
-import sys
 import time
 from typing import NamedTuple
 
 import numpy as np
+from bench_triplet_retrieval import (  # noqa: E402
+    STRATEGIES,
+    embedded_distances,
+    load,
+    parse_config,
+    strategy_params,
+)
 from joblib import Parallel, delayed
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import distances_at, format_table, print_footer, print_header  # noqa: E402
-from bench_triplet_retrieval import (STRATEGIES, embedded_distances, load,  # noqa: E402
-                                     parse_config, strategy_params)
+from benchmarks._common import distances_at, format_table, print_footer, print_header
 
 KS = (1, 10, 50)
 PS = (0.90, 0.95, 0.99)
@@ -55,8 +57,11 @@ DEFAULT_N_VAL = {"digits": 200, "gunpoint": 30, "pig": 47, "italy": 100}
 def cells(exact, embedded, offset=0):
     from sklearn_ed.metrics import exact_distances_needed
 
-    return [distances_at(exact_distances_needed(exact, embedded, k=k + offset), p) - offset
-            for p in PS for k in KS]
+    return [
+        distances_at(exact_distances_needed(exact, embedded, k=k + offset), p) - offset
+        for p in PS
+        for k in KS
+    ]
 
 
 class Split(NamedTuple):
@@ -77,9 +82,15 @@ def train_and_score(method, config, split, metric, network, dim):
     from sklearn_ed import TripletMinedEmbedder
 
     tic = time.perf_counter()
-    embedder = TripletMinedEmbedder(metric=metric, network=network, n_components=dim,
-                                    n_train=None, random_state=0, **parse_config(config),
-                                    **strategy_params(method))
+    embedder = TripletMinedEmbedder(
+        metric=metric,
+        network=network,
+        n_components=dim,
+        n_train=None,
+        random_state=0,
+        **parse_config(config),
+        **strategy_params(method),
+    )
     embedder.fit(split.X_train, train_distances=split.d_train)
     z_train = embedder.transform(split.X_train)
     seconds = time.perf_counter() - tic
@@ -95,23 +106,35 @@ def geometric_mean(counts):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--dataset", choices=["digits", "gunpoint", "pig", "italy"],
-                        default="digits")
-    parser.add_argument("--cache", required=True,
-                        help="the .npz written by bench_triplet_retrieval.py for this data set")
+    parser.add_argument(
+        "--dataset", choices=["digits", "gunpoint", "pig", "italy"], default="digits"
+    )
+    parser.add_argument(
+        "--cache",
+        required=True,
+        help="the .npz written by bench_triplet_retrieval.py for this data set",
+    )
     parser.add_argument("--configs", default="40:0.001:10,200:0.001:10,200:0.01:10,200:0.01:30")
     parser.add_argument("--methods", default="R,GR,RR,GG")
     parser.add_argument("--dim", type=int, default=16)
-    parser.add_argument("--n-val", type=int, default=None,
-                        help="validation queries (default: 200 digits, 30 GunPoint, 47 PigCVP, "
-                             "100 ItalyPowerDemand)")
-    parser.add_argument("--val-seeds", "--val-seed", default="1",
-                        help="seeds of the validation splits (comma-separated); the choice "
-                             "pools their cells")
+    parser.add_argument(
+        "--n-val",
+        type=int,
+        default=None,
+        help="validation queries (default: 200 digits, 30 GunPoint, 47 PigCVP, "
+        "100 ItalyPowerDemand)",
+    )
+    parser.add_argument(
+        "--val-seeds",
+        "--val-seed",
+        default="1",
+        help="seeds of the validation splits (comma-separated); the choice pools their cells",
+    )
     parser.add_argument("--no-fastmap", action="store_true")
     parser.add_argument("--digits-input", choices=["edges", "pixels"], default="edges")
-    parser.add_argument("--n-jobs", type=int, default=1,
-                        help="models trained in parallel (one torch thread each)")
+    parser.add_argument(
+        "--n-jobs", type=int, default=1, help="models trained in parallel (one torch thread each)"
+    )
     args = parser.parse_args()
 
     start_time = time.perf_counter()
@@ -119,20 +142,26 @@ def main():
     distances = np.load(args.cache)["base"]
     n_val = args.n_val or DEFAULT_N_VAL[args.dataset]
     seeds = [int(seed) for seed in args.val_seeds.split(",")]
-    print_header(f"TripletMinedEmbedder settings for {args.dataset} ({metric.name}), "
-                 "validation split", notes=[
-                     f"validation: {n_val} of the {len(base)} base objects (split seeds "
-                     f"{seeds}) as queries against the other {len(base) - n_val} (the "
-                     "training set); the test queries are not used",
-                     f"networks: {network} d={args.dim}, margin=0.1, the thesis' optimiser, "
-                     "random_state=0; configuration = epochs:lr:n_neighbors[:adaptive margin]",
-                 ])
+    print_header(
+        f"TripletMinedEmbedder settings for {args.dataset} ({metric.name}), validation split",
+        notes=[
+            f"validation: {n_val} of the {len(base)} base objects (split seeds "
+            f"{seeds}) as queries against the other {len(base) - n_val} (the "
+            "training set); the test queries are not used",
+            f"networks: {network} d={args.dim}, margin=0.1, the thesis' optimiser, "
+            "random_state=0; configuration = epochs:lr:n_neighbors[:adaptive margin]",
+        ],
+    )
     splits = [split_base(distances, inputs[base], n_val, seed) for seed in seeds]
-    jobs = [(split, method, config) for split in range(len(seeds))
-            for method, config in model_grid(args.configs, args.methods)]
+    jobs = [
+        (split, method, config)
+        for split in range(len(seeds))
+        for method, config in model_grid(args.configs, args.methods)
+    ]
     results = Parallel(n_jobs=args.n_jobs, verbose=5 if args.n_jobs > 1 else 0)(
         delayed(train_and_score)(method, config, splits[split], metric, network, args.dim)
-        for split, method, config in jobs)
+        for split, method, config in jobs
+    )
     headers = ["method", "config"] + [f"{round(p * 100)}% k={k}" for p in PS for k in KS]
     pooled = {}
     for split, seed in enumerate(seeds):
@@ -144,24 +173,43 @@ def main():
                 train_rows.append([method, config] + on_train)
                 pooled.setdefault(method, {}).setdefault(config, []).extend(on_val)
         n_train = len(splits[split].train)
-        print(format_table(headers, rows, align="ll" + "r" * 9,
-                           title=f"split seed {seed}, validation queries: exact distances "
-                                 f"needed (n_base = {n_train})"))
+        print(
+            format_table(
+                headers,
+                rows,
+                align="ll" + "r" * 9,
+                title=f"split seed {seed}, validation queries: exact distances "
+                f"needed (n_base = {n_train})",
+            )
+        )
         print()
-        print(format_table(headers, train_rows, align="ll" + "r" * 9,
-                           title=f"split seed {seed}, training objects as queries "
-                                 "(leave-one-out, every 6th): exact distances needed"))
+        print(
+            format_table(
+                headers,
+                train_rows,
+                align="ll" + "r" * 9,
+                title=f"split seed {seed}, training objects as queries "
+                "(leave-one-out, every 6th): exact distances needed",
+            )
+        )
         print()
     choice = []
     for method, options in pooled.items():
         score, config = min((geometric_mean(cells_), config) for config, cells_ in options.items())
         choice.append([method, config, f"{score:.1f}"])
-    print(format_table(["method", "chosen config", "geometric mean of the validation cells"],
-                       choice, align="llr",
-                       title=f"choice per method (smallest geometric mean of the 9 cells of "
-                             f"{len(seeds)} split(s))"))
-    print(f"fit + embed: {sum(r[2] for r in results):.0f} s in all for {len(jobs)} models "
-          f"({args.n_jobs} in parallel)")
+    print(
+        format_table(
+            ["method", "chosen config", "geometric mean of the validation cells"],
+            choice,
+            align="llr",
+            title=f"choice per method (smallest geometric mean of the 9 cells of "
+            f"{len(seeds)} split(s))",
+        )
+    )
+    print(
+        f"fit + embed: {sum(r[2] for r in results):.0f} s in all for {len(jobs)} models "
+        f"({args.n_jobs} in parallel)"
+    )
     print_footer(start_time)
 
 
@@ -173,8 +221,16 @@ def split_base(distances, base_inputs, n_val, seed):
     loo = d_train.copy()
     np.fill_diagonal(loo, -1.0)
     probe = np.arange(0, len(train), 6)
-    return Split(base_inputs[train], base_inputs[val], d_train, distances[np.ix_(val, train)],
-                 loo, probe, train, val)
+    return Split(
+        base_inputs[train],
+        base_inputs[val],
+        d_train,
+        distances[np.ix_(val, train)],
+        loo,
+        probe,
+        train,
+        val,
+    )
 
 
 def model_grid(configs, methods):
@@ -198,8 +254,13 @@ def reference_rows(args, split, base_objects, metric):
 
     X_train, X_val, train, val = split.X_train, split.X_val, split.train, split.val
     raw_name = f"raw {args.digits_input}" if args.dataset == "digits" else "raw series"
-    rows = [[raw_name, "Euclidean"] + cells(split.d_val, embedded_distances(
-        X_val.reshape(len(val), -1), X_train.reshape(len(train), -1)))]
+    rows = [
+        [raw_name, "Euclidean"]
+        + cells(
+            split.d_val,
+            embedded_distances(X_val.reshape(len(val), -1), X_train.reshape(len(train), -1)),
+        )
+    ]
     if args.no_fastmap:
         return rows
     train_objects = [base_objects[i] for i in train]

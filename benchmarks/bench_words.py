@@ -19,20 +19,16 @@ counted). Methods, all with ``--n-jobs`` workers:
 Columns: fit (index build) time, milliseconds per query, top-1 recall, and
 the speed-up over brute force without and with the fit.
 
-Run: ``python benchmarks/bench_words.py``
+Run: ``python -m benchmarks.bench_words``
 """
 
 import argparse
 import json
-import os
-import sys
 import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import format_table, print_header, progress  # noqa: E402
-
+from benchmarks._common import format_table, print_header, progress
 from sklearn_ed import CGKEmbedder, FilterRefineNeighbors, QGramEmbedder  # noqa: E402
 from sklearn_ed.datasets import load_spell_benchmark  # noqa: E402
 from sklearn_ed.metrics import pruned_fraction  # noqa: E402
@@ -82,12 +78,17 @@ def nearest_distances_tfidf(base, queries, n_jobs, top_n=50):
     words = np.asarray(base, dtype=object)
 
     def query():
-        top = sp_matmul_topn(vectorizer.transform(queries), base_t, top_n=top_n,
-                             n_threads=n_jobs if n_jobs > 1 else None)
+        top = sp_matmul_topn(
+            vectorizer.transform(queries),
+            base_t,
+            top_n=top_n,
+            n_threads=n_jobs if n_jobs > 1 else None,
+        )
         counts = np.diff(top.indptr)
         pairs_q = np.repeat(np.asarray(queries, dtype=object), counts)
-        exact = process.cpdist(pairs_q, words[top.indices], scorer=Levenshtein.distance,
-                               workers=n_jobs)
+        exact = process.cpdist(
+            pairs_q, words[top.indices], scorer=Levenshtein.distance, workers=n_jobs
+        )
         nearest = np.full(len(queries), np.inf)
         np.minimum.at(nearest, np.repeat(np.arange(len(queries)), counts), exact)
         return nearest
@@ -96,10 +97,17 @@ def nearest_distances_tfidf(base, queries, n_jobs, top_n=50):
     return nearest, fit_time, query_time
 
 
-def nearest_distances_sklearn_ed(base, queries, embedder, n_candidates, algorithm, n_jobs,
-                                 exact=False):
-    search = FilterRefineNeighbors(embedder, n_neighbors=1, n_candidates=n_candidates,
-                                   filter_algorithm=algorithm, n_jobs=n_jobs, exact=exact)
+def nearest_distances_sklearn_ed(
+    base, queries, embedder, n_candidates, algorithm, n_jobs, exact=False
+):
+    search = FilterRefineNeighbors(
+        embedder,
+        n_neighbors=1,
+        n_candidates=n_candidates,
+        filter_algorithm=algorithm,
+        n_jobs=n_jobs,
+        exact=exact,
+    )
     _, fit_time = timed(lambda: search.fit(base))
     (distances, _), query_time = timed(lambda: search.kneighbors(queries))
     if exact:
@@ -113,54 +121,96 @@ def main():
     parser.add_argument("--json", default=None)
     parser.add_argument("--csv", default=None, help="the result table as CSV (for the docs)")
     args = parser.parse_args()
-    print_header("spell-100k: nearest word of 1,000 misspellings",
-                 [f"{args.n_jobs} workers for every method"])
+    print_header(
+        "spell-100k: nearest word of 1,000 misspellings",
+        [f"{args.n_jobs} workers for every method"],
+    )
     data = load_spell_benchmark()
     base, queries = list(data.base), list(data.query)
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 
     progress("brute force")
-    exact, brute_time = timed(lambda: process.cdist(queries, base, scorer=Levenshtein.distance,
-                                                    workers=args.n_jobs, dtype=np.int32))
+    exact, brute_time = timed(
+        lambda: process.cdist(
+            queries, base, scorer=Levenshtein.distance, workers=args.n_jobs, dtype=np.int32
+        )
+    )
     truth = exact.min(axis=1)
     methods = [
         ("symspellpy, max distance 2", lambda: nearest_distances_symspell(base, queries)),
-        ("tf-idf 3-grams + sparse_dot_topn top-50 + refine",
-         lambda: nearest_distances_tfidf(base, queries, args.n_jobs)),
+        (
+            "tf-idf 3-grams + sparse_dot_topn top-50 + refine",
+            lambda: nearest_distances_tfidf(base, queries, args.n_jobs),
+        ),
     ]
     for C in (10, 20, 50):
-        methods.append((f"sklearn-ed QGramEmbedder(), C={C}",
-                        lambda C=C: nearest_distances_sklearn_ed(
-                            base, queries, QGramEmbedder(), C, "auto", args.n_jobs)))
-    methods.append(("sklearn-ed QGramEmbedder(), C=10, exact=True",
-                    lambda: nearest_distances_sklearn_ed(base, queries, QGramEmbedder(), 10,
-                                                         "auto", args.n_jobs, exact=True)))
+        methods.append(
+            (
+                f"sklearn-ed QGramEmbedder(), C={C}",
+                lambda C=C: nearest_distances_sklearn_ed(
+                    base, queries, QGramEmbedder(), C, "auto", args.n_jobs
+                ),
+            )
+        )
+    methods.append(
+        (
+            "sklearn-ed QGramEmbedder(), C=10, exact=True",
+            lambda: nearest_distances_sklearn_ed(
+                base, queries, QGramEmbedder(), 10, "auto", args.n_jobs, exact=True
+            ),
+        )
+    )
     for algorithm in ("brute", "hnsw"):
-        methods.append((f"sklearn-ed CGKEmbedder(), {algorithm}, C=100",
-                        lambda a=algorithm: nearest_distances_sklearn_ed(
-                            base, queries, CGKEmbedder(random_state=0), 100, a, args.n_jobs)))
-    rows = [["rapidfuzz.process.cdist (brute force)", "n/a",
-             f"{brute_time * 1e3 / len(queries):.3f}", "1.000", "1.0x", "1.0x"]]
+        methods.append(
+            (
+                f"sklearn-ed CGKEmbedder(), {algorithm}, C=100",
+                lambda a=algorithm: nearest_distances_sklearn_ed(
+                    base, queries, CGKEmbedder(random_state=0), 100, a, args.n_jobs
+                ),
+            )
+        )
+    rows = [
+        [
+            "rapidfuzz.process.cdist (brute force)",
+            "n/a",
+            f"{brute_time * 1e3 / len(queries):.3f}",
+            "1.000",
+            "1.0x",
+            "1.0x",
+        ]
+    ]
     results = {"brute_s": brute_time, "n_queries": len(queries), "methods": []}
     for name, run in methods:
         progress(name)
         nearest, fit_time, query_time = run()
         recall = float(np.mean(nearest <= truth))
-        rows.append([name, f"{fit_time:.2f}", f"{query_time * 1e3 / len(queries):.3f}",
-                     f"{recall:.3f}", f"{brute_time / query_time:.1f}x",
-                     f"{brute_time / (query_time + fit_time):.2f}x"])
-        results["methods"].append({"name": name, "fit_s": fit_time, "query_s": query_time,
-                                   "top1_recall": recall})
+        rows.append(
+            [
+                name,
+                f"{fit_time:.2f}",
+                f"{query_time * 1e3 / len(queries):.3f}",
+                f"{recall:.3f}",
+                f"{brute_time / query_time:.1f}x",
+                f"{brute_time / (query_time + fit_time):.2f}x",
+            ]
+        )
+        results["methods"].append(
+            {"name": name, "fit_s": fit_time, "query_s": query_time, "top1_recall": recall}
+        )
     headers = ["method", "fit s", "ms / query", "top-1 recall", "speed-up", "incl. fit"]
     if args.csv:
         import csv
 
         with open(args.csv, "w", newline="") as file:
             csv.writer(file).writerows([headers] + rows)
-    print(format_table(headers, rows,
-                       title=f"100,000 words, {len(queries):,} misspellings, "
-                             f"{args.n_jobs} workers"))
+    print(
+        format_table(
+            headers,
+            rows,
+            title=f"100,000 words, {len(queries):,} misspellings, {args.n_jobs} workers",
+        )
+    )
     if args.json:
         with open(args.json, "w") as file:
             json.dump(results, file, indent=1)

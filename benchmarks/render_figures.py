@@ -20,8 +20,15 @@ RESULTS = Path(__file__).resolve().parent / "results"
 # The docs' log parser (docs/_ext/benchlogs.py) reads the printed tables.
 _DOCS_EXTENSIONS = RESULTS.parents[1] / "docs" / "_ext"
 # Legible at 100 % zoom in a 900 px column: 10 pt and up.
-STYLE = {"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "legend.fontsize": 10,
-         "xtick.labelsize": 10, "ytick.labelsize": 10, "figure.dpi": 110}
+STYLE = {
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "legend.fontsize": 10,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "figure.dpi": 110,
+}
 COLOURS = {"sklearn-ed": "#1f77b4", "peer": "#ff7f0e", "brute": "#555555"}
 
 
@@ -44,16 +51,27 @@ def words_time_recall(out):
     fig, ax = plt.subplots(figsize=(8, 4.6))
     brute_ms = 1000 * results["brute_s"] / results["n_queries"]
     ax.axvline(brute_ms, color=COLOURS["brute"], linestyle="--")
-    ax.annotate("rapidfuzz brute force", (brute_ms, 0.83), rotation=90, ha="right",
-                va="bottom", color=COLOURS["brute"])
+    ax.annotate(
+        "rapidfuzz brute force",
+        (brute_ms, 0.83),
+        rotation=90,
+        ha="right",
+        va="bottom",
+        color=COLOURS["brute"],
+    )
     for method in results["methods"]:
         ms = 1000 * method["query_s"] / results["n_queries"]
         kind = _kind(method["name"])
         ax.scatter(ms, method["top1_recall"], color=COLOURS[kind], s=40, zorder=3)
         label = method["name"].replace("sklearn-ed ", "").replace("Embedder()", "")
         # Peers labelled below their point, sklearn-ed above: they overlap.
-        ax.annotate(label, (ms, method["top1_recall"]), xytext=(6, 4 if kind != "peer" else -12),
-                    textcoords="offset points", fontsize=9)
+        ax.annotate(
+            label,
+            (ms, method["top1_recall"]),
+            xytext=(6, 4 if kind != "peer" else -12),
+            textcoords="offset points",
+            fontsize=9,
+        )
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
@@ -78,10 +96,15 @@ def embedder_choice_recall(out):
         rows = {row["embedder"].split("(")[0]: row for row in results if row["data"] == dataset}
         for offset, count, shade in ((-width / 2, 50, 0.55), (width / 2, 200, 1.0)):
             values = [rows[name][f"recall_{count}"] if name in rows else 0 for name in embedders]
-            ax.bar([i + offset for i in range(len(embedders))], values, width,
-                   alpha=shade, color="#1f77b4", label=f"C = {count}")
-        ax.set_xticks(range(len(embedders)),
-                      [name.replace("Embedder", "") for name in embedders])
+            ax.bar(
+                [i + offset for i in range(len(embedders))],
+                values,
+                width,
+                alpha=shade,
+                color="#1f77b4",
+                label=f"C = {count}",
+            )
+        ax.set_xticks(range(len(embedders)), [name.replace("Embedder", "") for name in embedders])
         ax.set_title(dataset)
         ax.set_ylim(0, 1)
         ax.grid(axis="y", alpha=0.3)
@@ -98,10 +121,16 @@ def index_words_speed_recall(out):
         return None
     fig, ax = plt.subplots(figsize=(8, 4.2))
     for index in results["indexes"]:
-        ax.scatter(index["speedup_vs_scan"], index["recall_vs_scan"], s=40, color="#1f77b4",
-                   zorder=3)
-        ax.annotate(index["name"], (index["speedup_vs_scan"], index["recall_vs_scan"]),
-                    xytext=(5, 3), textcoords="offset points", fontsize=9)
+        ax.scatter(
+            index["speedup_vs_scan"], index["recall_vs_scan"], s=40, color="#1f77b4", zorder=3
+        )
+        ax.annotate(
+            index["name"],
+            (index["speedup_vs_scan"], index["recall_vs_scan"]),
+            xytext=(5, 3),
+            textcoords="offset points",
+            fontsize=9,
+        )
     ax.axhline(0.98, color="#555555", linestyle=":")
     ax.axvline(10, color="#555555", linestyle=":")
     ax.set_xscale("log")
@@ -119,8 +148,9 @@ def defaults_reads_time(out):
         return None
     reads = results["reads"]
     names = ["rapidfuzz brute force"] + [method["name"] for method in reads["methods"]]
-    seconds = [reads["brute_s"]] + [method["fit_s"] + method["query_s"]
-                                    for method in reads["methods"]]
+    seconds = [reads["brute_s"]] + [
+        method["fit_s"] + method["query_s"] for method in reads["methods"]
+    ]
     fig, ax = plt.subplots(figsize=(8, 2.8))
     colours = [COLOURS[_kind(name)] for name in names]
     ax.barh(range(len(names)), seconds, color=colours)
@@ -128,8 +158,9 @@ def defaults_reads_time(out):
     ax.set_xscale("log")
     ax.invert_yaxis()
     for row, value in enumerate(seconds):
-        ax.annotate(f"{value:,.1f} s", (value, row), xytext=(4, 0), textcoords="offset points",
-                    va="center")
+        ax.annotate(
+            f"{value:,.1f} s", (value, row), xytext=(4, 0), textcoords="offset points", va="center"
+        )
     ax.set_xlabel("seconds for fit + 1,000 top-10 queries (log scale)")
     ax.set_title("50,000 genome reads of 1 kbp")
     ax.set_xlim(right=max(seconds) * 8)
@@ -190,10 +221,17 @@ def kmeans_accuracy_from_log(out, name="cluster_metric_kmeans.txt"):
     fig, ax = plt.subplots(figsize=(8, 3.6))
     width = 0.2
     for offset, method in enumerate(methods):
-        values = [float(next(row for row in table["rows"] if row[0] == "orig")
-                        [table["header"].index(method)]) for table in tables]
-        ax.bar([i + (offset - 1.5) * width for i in range(len(tables))], values, width,
-               label=method)
+        values = [
+            float(
+                next(row for row in table["rows"] if row[0] == "orig")[
+                    table["header"].index(method)
+                ]
+            )
+            for table in tables
+        ]
+        ax.bar(
+            [i + (offset - 1.5) * width for i in range(len(tables))], values, width, label=method
+        )
     ax.set_xticks(range(len(tables)), [table["title"].split(":")[0] for table in tables])
     ax.set_ylabel("K-means accuracy")
     ax.set_ylim(0, 1)
@@ -214,21 +252,36 @@ def render(out):
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with plt.rc_context(STYLE):
-        drawn = [draw(out) for draw in (words_time_recall, embedder_choice_recall,
-                                        index_words_speed_recall, defaults_reads_time)]
+        drawn = [
+            draw(out)
+            for draw in (
+                words_time_recall,
+                embedder_choice_recall,
+                index_words_speed_recall,
+                defaults_reads_time,
+            )
+        ]
         drawn += [
-            recall_item_from_log(out, "genome_reads.txt", 1, 10,
-                                 "CGK on genome-reads-50k, top-10"),
-            recall_item_from_log(out, "cnned_genome_reads_50k.txt", 1, 10,
-                                 "CNN-ED and CGK on genome-reads-50k, top-10"),
-            recall_item_from_log(out, "cnned_proteins.txt", 1, 10,
-                                 "CNN-ED and CGK on proteins, top-10"),
-            recall_item_from_log(out, "gru_proteins.txt", 0, 10,
-                                 "GRU, CNN-ED and CGK on proteins, top-10"),
-            distances_needed_from_log(out, "triplet_digits.txt", "90% k=10",
-                                      "Digits under the chamfer distance"),
-            distances_needed_from_log(out, "triplet_gunpoint.txt", "90% k=10",
-                                      "GunPoint under DTW"),
+            recall_item_from_log(out, "genome_reads.txt", 1, 10, "CGK on genome-reads-50k, top-10"),
+            recall_item_from_log(
+                out,
+                "cnned_genome_reads_50k.txt",
+                1,
+                10,
+                "CNN-ED and CGK on genome-reads-50k, top-10",
+            ),
+            recall_item_from_log(
+                out, "cnned_proteins.txt", 1, 10, "CNN-ED and CGK on proteins, top-10"
+            ),
+            recall_item_from_log(
+                out, "gru_proteins.txt", 0, 10, "GRU, CNN-ED and CGK on proteins, top-10"
+            ),
+            distances_needed_from_log(
+                out, "triplet_digits.txt", "90% k=10", "Digits under the chamfer distance"
+            ),
+            distances_needed_from_log(
+                out, "triplet_gunpoint.txt", "90% k=10", "GunPoint under DTW"
+            ),
             kmeans_accuracy_from_log(out),
         ]
     return [path for path in drawn if path is not None]

@@ -4,7 +4,8 @@ Each ``benchmarks/results/NAME.json`` written by a benchmark's ``--json``
 becomes one or more ``benchmarks/results/NAME_*.csv`` that the docs include
 with ``csv-table``: the numbers in the docs are the numbers of the run.
 
-Run: ``python benchmarks/render_tables.py`` (instant; skips missing results).
+Run: ``python -m benchmarks.render_tables`` (instant; skips missing results).
+``python -m benchmarks run NAME`` runs it after every benchmark.
 """
 
 import csv
@@ -36,44 +37,99 @@ def defaults():
     words, reads = results["words"], results.get("reads")
     for method in words["methods"]:
         total = method["fit_s"] + method["query_s"]
-        summary.append([
-            "words", f"n_neighbors={method.get('k', 1)}", method["n_candidates"],
-            f"{method['recall']:.3f} (top-{method['k']}), {method['top1_recall']:.3f} (top-1)"
-            if method.get("k", 1) > 1 else f"{method['top1_recall']:.3f} (top-1)",
-            f"{method['estimated_recall']:.3f} +/- {method.get('estimated_recall_se', 0):.3f}",
-            f"{method['check_share_of_fit']:.0%}", f"{words['brute_s'] / total:.1f}x"])
+        summary.append(
+            [
+                "words",
+                f"n_neighbors={method.get('k', 1)}",
+                method["n_candidates"],
+                f"{method['recall']:.3f} (top-{method['k']}), {method['top1_recall']:.3f} (top-1)"
+                if method.get("k", 1) > 1
+                else f"{method['top1_recall']:.3f} (top-1)",
+                f"{method['estimated_recall']:.3f} +/- {method.get('estimated_recall_se', 0):.3f}",
+                f"{method['check_share_of_fit']:.0%}",
+                f"{words['brute_s'] / total:.1f}x",
+            ]
+        )
     for entry in words["radius"]:
-        radius.append(["words", f"{entry['radius']:g}", f"{entry['recall']:.3f}",
-                       f"{entry['seconds'] * 1e3 / 1000:.2f}"])
+        radius.append(
+            [
+                "words",
+                f"{entry['radius']:g}",
+                f"{entry['recall']:.3f}",
+                f"{entry['seconds'] * 1e3 / 1000:.2f}",
+            ]
+        )
     if reads is not None:
-        peers = [["rapidfuzz.process.cdist (brute force)", "-", f"{reads['brute_s']:.0f}",
-                  "1.000", "1.0x"]]
+        peers = [
+            [
+                "rapidfuzz.process.cdist (brute force)",
+                "-",
+                f"{reads['brute_s']:.0f}",
+                "1.000",
+                "1.0x",
+            ]
+        ]
         for method in reads["methods"]:
             total = method["fit_s"] + method["query_s"]
             label = method["name"]
             if "n_candidates" in method:
                 label += f" (C={method['n_candidates']})"
-                summary.append([
-                    "reads", "n_neighbors=10",
-                    method["n_candidates"], f"{method['recall']:.3f} (top-10)",
-                    f"{method['estimated_recall']:.3f} +/- "
-                    f"{method['estimated_recall_se']:.3f}",
-                    f"{method['check_share_of_fit']:.0%}", f"{reads['brute_s'] / total:.0f}x"])
-            peers.append([label, f"{method['fit_s']:.1f}", f"{total:.1f}",
-                          f"{method['recall']:.3f}", f"{reads['brute_s'] / total:.0f}x"])
-        _write("defaults_reads.csv", ["method", "fit s", "fit + queries s", "top-10 recall",
-                                      "speed-up incl. fit"], peers)
+                summary.append(
+                    [
+                        "reads",
+                        "n_neighbors=10",
+                        method["n_candidates"],
+                        f"{method['recall']:.3f} (top-10)",
+                        f"{method['estimated_recall']:.3f} +/- {method['estimated_recall_se']:.3f}",
+                        f"{method['check_share_of_fit']:.0%}",
+                        f"{reads['brute_s'] / total:.0f}x",
+                    ]
+                )
+            peers.append(
+                [
+                    label,
+                    f"{method['fit_s']:.1f}",
+                    f"{total:.1f}",
+                    f"{method['recall']:.3f}",
+                    f"{reads['brute_s'] / total:.0f}x",
+                ]
+            )
+        _write(
+            "defaults_reads.csv",
+            ["method", "fit s", "fit + queries s", "top-10 recall", "speed-up incl. fit"],
+            peers,
+        )
         for entry in reads["radius"]:
-            radius.append(["genome reads", f"{entry['radius']:g}", f"{entry['recall']:.3f}",
-                           f"{entry['seconds'] * 1e3 / reads['n_query']:.1f}"])
+            radius.append(
+                [
+                    "genome reads",
+                    f"{entry['radius']:g}",
+                    f"{entry['recall']:.3f}",
+                    f"{entry['seconds'] * 1e3 / reads['n_query']:.1f}",
+                ]
+            )
         classifier = reads["classifier"]
-        _write("defaults_classifier.csv", ["classifier (read origin)", "accuracy"],
-               [["exact 5-NN", f"{classifier['exact_accuracy']:.3f}"],
-                ["FilterRefineClassifier() defaults", f"{classifier['accuracy']:.3f}"]])
-    _write("defaults_summary.csv",
-           ["data", "FilterRefineNeighbors", "C chosen", "recall on the queries",
-            "fit's estimate", "check share of fit", "speed-up incl. fit"],
-           summary)
+        _write(
+            "defaults_classifier.csv",
+            ["classifier (read origin)", "accuracy"],
+            [
+                ["exact 5-NN", f"{classifier['exact_accuracy']:.3f}"],
+                ["FilterRefineClassifier() defaults", f"{classifier['accuracy']:.3f}"],
+            ],
+        )
+    _write(
+        "defaults_summary.csv",
+        [
+            "data",
+            "FilterRefineNeighbors",
+            "C chosen",
+            "recall on the queries",
+            "fit's estimate",
+            "check share of fit",
+            "speed-up incl. fit",
+        ],
+        summary,
+    )
     _write("defaults_radius.csv", ["data", "radius", "recall", "ms / query"], radius)
 
 
@@ -81,13 +137,31 @@ def embedder_choice():
     results = _load("embedder_choice.json")
     if results is None:
         return
-    rows = [[entry["data"], entry["embedder"], f"{entry['fit_s']:.1f}",
-             f"{entry['recall_50']:.3f}", f"{entry['recall_200']:.3f}",
-             f"{entry['query_s_200'] * 1e3 / entry['n_query']:.2f}",
-             f"{entry['brute_s'] * 1e3 / entry['n_query']:.2f}"] for entry in results]
-    _write("embedder_choice.csv", ["data", "embedder", "fit s", "recall C=50",
-                                   "recall C=200", "ms / query C=200",
-                                   "brute force ms / query"], rows)
+    rows = [
+        [
+            entry["data"],
+            entry["embedder"],
+            f"{entry['fit_s']:.1f}",
+            f"{entry['recall_50']:.3f}",
+            f"{entry['recall_200']:.3f}",
+            f"{entry['query_s_200'] * 1e3 / entry['n_query']:.2f}",
+            f"{entry['brute_s'] * 1e3 / entry['n_query']:.2f}",
+        ]
+        for entry in results
+    ]
+    _write(
+        "embedder_choice.csv",
+        [
+            "data",
+            "embedder",
+            "fit s",
+            "recall C=50",
+            "recall C=200",
+            "ms / query C=200",
+            "brute force ms / query",
+        ],
+        rows,
+    )
 
 
 def graph_clustering():
@@ -95,8 +169,10 @@ def graph_clustering():
     if results is None:
         return
     rows = [["full exact distance matrix", f"{results['full_s']:.2f}", "1.000"]]
-    rows += [[graph["name"], f"{graph['seconds']:.2f}", f"{graph['ari']:.3f}"]
-             for graph in results["graphs"]]
+    rows += [
+        [graph["name"], f"{graph['seconds']:.2f}", f"{graph['ari']:.3f}"]
+        for graph in results["graphs"]
+    ]
     _write("graph_clustering.csv", ["graph", "build s", "ARI vs exact DBSCAN"], rows)
 
 
@@ -109,35 +185,77 @@ def headline():
     reads = defaults_run["reads"]
     for method in reads["methods"]:
         total = method["fit_s"] + method["query_s"]
-        name = ("sklearn-ed, defaults" if "n_candidates" in method
-                else f"{method['name']} (minimap2 seeds) + exact refine")
-        rows.append(["50,000 genome reads, top-10", name, f"{method['recall']:.3f}",
-                     f"{total:.1f} s", f"{reads['brute_s'] / total:.0f}x"])
+        name = (
+            "sklearn-ed, defaults"
+            if "n_candidates" in method
+            else f"{method['name']} (minimap2 seeds) + exact refine"
+        )
+        rows.append(
+            [
+                "50,000 genome reads, top-10",
+                name,
+                f"{method['recall']:.3f}",
+                f"{total:.1f} s",
+                f"{reads['brute_s'] / total:.0f}x",
+            ]
+        )
     rows.sort(key=lambda row: not row[1].startswith("sklearn-ed"))
-    rows.append(["50,000 genome reads, top-10", "rapidfuzz brute force", "1.000",
-                 f"{reads['brute_s']:,.0f} s", "1x"])
+    rows.append(
+        [
+            "50,000 genome reads, top-10",
+            "rapidfuzz brute force",
+            "1.000",
+            f"{reads['brute_s']:,.0f} s",
+            "1x",
+        ]
+    )
     words = defaults_run["words"]
     top1 = next(method for method in words["methods"] if method.get("k", 1) == 1)
     n_queries = words_run["n_queries"]
-    rows.append(["100,000 words, nearest word", "sklearn-ed, defaults",
-                 f"{top1['top1_recall']:.3f}",
-                 f"{top1['fit_s']:.1f} s + {1000 * top1['query_s'] / n_queries:.3f} ms/query",
-                 f"{words['brute_s'] / top1['query_s']:.1f}x per query"])
+    rows.append(
+        [
+            "100,000 words, nearest word",
+            "sklearn-ed, defaults",
+            f"{top1['top1_recall']:.3f}",
+            f"{top1['fit_s']:.1f} s + {1000 * top1['query_s'] / n_queries:.3f} ms/query",
+            f"{words['brute_s'] / top1['query_s']:.1f}x per query",
+        ]
+    )
     for method in words_run["methods"]:
         if method["name"].startswith(("tf-idf", "symspellpy")):
-            rows.append(["100,000 words, nearest word", method["name"],
-                         f"{method['top1_recall']:.3f}",
-                         f"{method['fit_s']:.1f} s + "
-                         f"{1000 * method['query_s'] / n_queries:.3f} ms/query",
-                         f"{words_run['brute_s'] / method['query_s']:.1f}x per query"])
-    rows.append(["100,000 words, nearest word", "rapidfuzz brute force", "1.000",
-                 f"{1000 * words_run['brute_s'] / n_queries:.3f} ms/query", "1x"])
-    _write("headline.csv", ["data (1,000 queries, 2 cores)", "method", "recall",
-                            "time", "speed-up over brute force"], rows)
+            rows.append(
+                [
+                    "100,000 words, nearest word",
+                    method["name"],
+                    f"{method['top1_recall']:.3f}",
+                    f"{method['fit_s']:.1f} s + "
+                    f"{1000 * method['query_s'] / n_queries:.3f} ms/query",
+                    f"{words_run['brute_s'] / method['query_s']:.1f}x per query",
+                ]
+            )
+    rows.append(
+        [
+            "100,000 words, nearest word",
+            "rapidfuzz brute force",
+            "1.000",
+            f"{1000 * words_run['brute_s'] / n_queries:.3f} ms/query",
+            "1x",
+        ]
+    )
+    _write(
+        "headline.csv",
+        ["data (1,000 queries, 2 cores)", "method", "recall", "time", "speed-up over brute force"],
+        rows,
+    )
 
 
-if __name__ == "__main__":
+def main():
+    """Every table, from whichever JSON results exist."""
     defaults()
     embedder_choice()
     graph_clustering()
     headline()
+
+
+if __name__ == "__main__":
+    main()

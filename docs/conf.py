@@ -81,10 +81,16 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
     # The quickstart (top level), then by task.
-    "subsection_order": ExplicitOrder([
-        "../examples/search", "../examples/classification", "../examples/clustering",
-        "../examples/other_metrics", "../examples/learned_embedders",
-        "../examples/scaling"]),
+    "subsection_order": ExplicitOrder(
+        [
+            "../examples/search",
+            "../examples/classification",
+            "../examples/clustering",
+            "../examples/other_metrics",
+            "../examples/learned_embedders",
+            "../examples/scaling",
+        ]
+    ),
     "download_all_examples": False,
     "plot_gallery": "True",
     # "Examples using X" mini-galleries on the API pages.
@@ -118,15 +124,26 @@ def _skip_sklearn_members(app, what, name, obj, skip, options):
 
 def _draw_benchmark_figures(app):
     """Redraw the benchmark figures from the result files on every build."""
-    sys.path.insert(0, str(Path(__file__).parents[1] / "benchmarks"))
-    from render_figures import render
+    sys.path.insert(0, str(Path(__file__).parents[1]))
+    from benchmarks.render_figures import render
 
     render(Path(app.srcdir) / "benchmarks" / "figures")
+
+
+def _draw_import_graph(app):
+    """The architecture page's figure, from the import statements of the source."""
+    import import_graph
+
+    figures = Path(app.srcdir) / "figures"
+    figures.mkdir(exist_ok=True)
+    import_graph.draw(figures / "import_graph.svg")
 
 
 def setup(app):
     app.connect("autodoc-skip-member", _skip_sklearn_members)
     app.connect("builder-inited", _draw_benchmark_figures)
+    app.connect("builder-inited", _draw_import_graph)
+
 
 # -- HTML --------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"

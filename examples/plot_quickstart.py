@@ -35,8 +35,10 @@ from sklearn_ed.metrics import RecallCurveDisplay
 
 reads = make_genome_reads(2_050, genome_length=20_000, random_state=0)
 _, query, base = train_query_base_split(reads.data, n_train=0, n_query=50, random_state=0)
-print(f"{len(base)} base reads, {len(query)} queries, "
-      f"lengths {min(map(len, base))}-{max(map(len, base))}")
+print(
+    f"{len(base)} base reads, {len(query)} queries, "
+    f"lengths {min(map(len, base))}-{max(map(len, base))}"
+)
 
 # %%
 # Exact brute force
@@ -78,14 +80,20 @@ distances, indices = search.kneighbors(query)
 query_time = time.perf_counter() - start
 
 recall = np.mean(distances <= kth_distance[:, None])
-print(f"embedder: {type(search.embedder_).__name__}(q={search.embedder_.q_}), "
-      f"n_candidates_ = {search.n_candidates_} of {len(base)} reads")
-print(f"estimated top-{k} recall at fit: {search.estimated_recall_:.3f} "
-      f"+/- {search.estimated_recall_se_:.3f}")
+print(
+    f"embedder: {type(search.embedder_).__name__}(q={search.embedder_.q_}), "
+    f"n_candidates_ = {search.n_candidates_} of {len(base)} reads"
+)
+print(
+    f"estimated top-{k} recall at fit: {search.estimated_recall_:.3f} "
+    f"+/- {search.estimated_recall_se_:.3f}"
+)
 print(f"measured on the queries: {recall:.3f}")
-print(f"fit {fit_time:.2f} s, kneighbors {query_time:.2f} s: "
-      f"{brute_time / query_time:.1f}x faster than brute force per query, "
-      f"{brute_time / (fit_time + query_time):.1f}x including fit")
+print(
+    f"fit {fit_time:.2f} s, kneighbors {query_time:.2f} s: "
+    f"{brute_time / query_time:.1f}x faster than brute force per query, "
+    f"{brute_time / (fit_time + query_time):.1f}x including fit"
+)
 
 # %%
 # The recall curve the fit measured
@@ -139,8 +147,6 @@ embedders = {
     "QGram": QGramEmbedder().fit(base),
     "CGK": CGKEmbedder(random_state=0).fit(base),
 }
-display = RecallCurveDisplay.from_estimator(
-    embedders, query, base, k=k, exact_distances=exact
-)
+display = RecallCurveDisplay.from_estimator(embedders, query, base, k=k, exact_distances=exact)
 display.ax_.set_title(f"top-{k} recall, {len(query)} queries, {len(base)} reads")
 plt.show()

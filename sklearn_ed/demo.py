@@ -24,19 +24,23 @@ QUERY_BATCH = 10
 
 
 def _batches(items):
-    return [items[start:start + QUERY_BATCH] for start in range(0, len(items), QUERY_BATCH)]
+    return [items[start : start + QUERY_BATCH] for start in range(0, len(items), QUERY_BATCH)]
 
 
 def brute_force(queries, base, n_jobs):
     """Exact distances of every query to every base read, with a progress bar."""
-    blocks = [process.cdist(batch, base, scorer=Levenshtein.distance, workers=n_jobs)
-              for batch in tqdm(_batches(queries), desc="brute force (rapidfuzz)", unit="batch")]
+    blocks = [
+        process.cdist(batch, base, scorer=Levenshtein.distance, workers=n_jobs)
+        for batch in tqdm(_batches(queries), desc="brute force (rapidfuzz)", unit="batch")
+    ]
     return np.vstack(blocks)
 
 
 def filter_refine(search, queries, label):
-    blocks = [search.kneighbors(batch, return_distance=False)
-              for batch in tqdm(_batches(queries), desc=label, unit="batch")]
+    blocks = [
+        search.kneighbors(batch, return_distance=False)
+        for batch in tqdm(_batches(queries), desc=label, unit="batch")
+    ]
     return np.vstack(blocks)
 
 
@@ -50,17 +54,24 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-base", type=int, default=5000)
     parser.add_argument("--n-query", type=int, default=100)
-    parser.add_argument("--genome-length", type=int, default=50_000,
-                        help="reads come from this many bp (5,000 reads: ~100x coverage)")
+    parser.add_argument(
+        "--genome-length",
+        type=int,
+        default=50_000,
+        help="reads come from this many bp (5,000 reads: ~100x coverage)",
+    )
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--n-jobs", type=int, default=2)
     args = parser.parse_args(argv)
 
-    data = load_genome_reads_benchmark(n_base=args.n_base, n_query=args.n_query, n_train=10,
-                                       genome_length=args.genome_length)
-    print(f"{len(data.base)} base reads, {len(data.query)} queries, "
-          f"read length {min(map(len, data.base))}-{max(map(len, data.base))} bp, "
-          f"k = {args.k}, {args.n_jobs} jobs\n")
+    data = load_genome_reads_benchmark(
+        n_base=args.n_base, n_query=args.n_query, n_train=10, genome_length=args.genome_length
+    )
+    print(
+        f"{len(data.base)} base reads, {len(data.query)} queries, "
+        f"read length {min(map(len, data.base))}-{max(map(len, data.base))} bp, "
+        f"k = {args.k}, {args.n_jobs} jobs\n"
+    )
 
     start = time.perf_counter()
     exact = brute_force(data.query, data.base, args.n_jobs)
@@ -75,16 +86,21 @@ def main(argv=None):
     query_seconds = time.perf_counter() - start
     recall = recall_of(indices, exact, args.k)
 
-    print(f"\nexact brute force (rapidfuzz): {brute_seconds:.2f} s for "
-          f"{len(data.query)} queries")
-    print(f"FilterRefineNeighbors(n_neighbors={args.k}): fit {fit_seconds:.2f} s "
-          f"({type(search.embedder_).__name__}, n_candidates_={search.n_candidates_}), "
-          f"queries {query_seconds:.2f} s")
-    print(f"top-{args.k} recall {recall:.3f}; the fit estimated "
-          f"{search.estimated_recall_:.3f} +/- {search.estimated_recall_se_:.3f} on reads "
-          "of the base")
-    print(f"speedup over brute force: {brute_seconds / query_seconds:.1f}x for the queries, "
-          f"{brute_seconds / (fit_seconds + query_seconds):.1f}x including fit")
+    print(f"\nexact brute force (rapidfuzz): {brute_seconds:.2f} s for {len(data.query)} queries")
+    print(
+        f"FilterRefineNeighbors(n_neighbors={args.k}): fit {fit_seconds:.2f} s "
+        f"({type(search.embedder_).__name__}, n_candidates_={search.n_candidates_}), "
+        f"queries {query_seconds:.2f} s"
+    )
+    print(
+        f"top-{args.k} recall {recall:.3f}; the fit estimated "
+        f"{search.estimated_recall_:.3f} +/- {search.estimated_recall_se_:.3f} on reads "
+        "of the base"
+    )
+    print(
+        f"speedup over brute force: {brute_seconds / query_seconds:.1f}x for the queries, "
+        f"{brute_seconds / (fit_seconds + query_seconds):.1f}x including fit"
+    )
 
 
 if __name__ == "__main__":

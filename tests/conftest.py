@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-
 from _testing import mutate, random_strings
 
 

@@ -2,14 +2,13 @@ import pickle
 
 import numpy as np
 import pytest
+from _testing import random_strings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 from sklearn_ed import CGKEmbedder
 from sklearn_ed.utils import PAD_SYMBOL, UNKNOWN_SYMBOL
-
-from _testing import random_strings
 
 
 def reference_cgk(symbols, bits, out_length):
@@ -35,8 +34,9 @@ def reference_cgk_prime(symbols, bits, out_length):
     return out
 
 
-@pytest.mark.parametrize("variant, reference, factor",
-                         [("cgk", reference_cgk, 3), ("cgk_prime", reference_cgk_prime, 2)])
+@pytest.mark.parametrize(
+    "variant, reference, factor", [("cgk", reference_cgk, 3), ("cgk_prime", reference_cgk_prime, 2)]
+)
 def test_kernel_matches_literal_algorithm(variant, reference, factor):
     strings = random_strings(30, (0, 25), seed=3)
     embedder = CGKEmbedder(variant, n_repetitions=2, random_state=0).fit(strings)
@@ -46,7 +46,7 @@ def test_kernel_matches_literal_algorithm(variant, reference, factor):
         encoded = list(embedder.alphabet_.encode([string])[0])
         for r in range(2):
             expected = reference(encoded, embedder.walk_bits_[r], out_length)
-            np.testing.assert_array_equal(row[r * out_length:(r + 1) * out_length], expected)
+            np.testing.assert_array_equal(row[r * out_length : (r + 1) * out_length], expected)
 
 
 def test_output_is_float32_with_documented_width():
@@ -68,7 +68,7 @@ def test_padding_never_collides_with_characters():
 
 def test_unseen_characters_map_to_unknown_bucket():
     embedder = CGKEmbedder(random_state=0).fit(["ACGT"])
-    out = embedder.transform_symbols(["N", "\U0001F600"])
+    out = embedder.transform_symbols(["N", "\U0001f600"])
     assert out[0, 0] == UNKNOWN_SYMBOL == out[1, 0]
 
 
@@ -87,7 +87,9 @@ def test_long_strings_truncate_with_warning_or_raise():
 def test_random_state_reproduces_and_varies():
     strings = random_strings(10, seed=4)
     first = CGKEmbedder(random_state=1).fit(strings).transform(strings)
-    np.testing.assert_array_equal(first, CGKEmbedder(random_state=1).fit(strings).transform(strings))
+    np.testing.assert_array_equal(
+        first, CGKEmbedder(random_state=1).fit(strings).transform(strings)
+    )
     assert not np.array_equal(first, CGKEmbedder(random_state=2).fit(strings).transform(strings))
 
 
@@ -124,8 +126,13 @@ def test_cgk_prime_theorem_1_lower_bound(data, length):
     bit_strings = st.text(alphabet="01", min_size=length, max_size=length)
     x, y = data.draw(bit_strings), data.draw(bit_strings)
     embedder = CGKEmbedder("cgk_prime", max_length=length).fit(["0", "1"])
-    bits = data.draw(st.lists(st.integers(0, 1), min_size=2 * length * embedder.alphabet_.n_symbols,
-                              max_size=2 * length * embedder.alphabet_.n_symbols))
+    bits = data.draw(
+        st.lists(
+            st.integers(0, 1),
+            min_size=2 * length * embedder.alphabet_.n_symbols,
+            max_size=2 * length * embedder.alphabet_.n_symbols,
+        )
+    )
     embedder.walk_bits_ = np.array(bits, dtype=np.uint8).reshape(embedder.walk_bits_.shape)
     fx, fy = embedder.transform_symbols([x, y])
     assert Levenshtein.distance(x, y) / 2 <= np.count_nonzero(fx != fy)

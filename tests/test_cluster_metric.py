@@ -23,9 +23,10 @@ def _clusters(n_clusters=6, size=5, n_features=3, seed=0, noise=(2.0, 0.5, 0.1))
     rng = np.random.RandomState(seed)
     y = np.repeat(np.arange(n_clusters), size)
     mixing = rng.normal(size=(n_features, n_features)) * np.resize(noise, n_features)
-    X = 3 * rng.normal(size=(n_clusters, n_features))[y] + rng.normal(
-        size=(len(y), n_features)
-    ) @ mixing
+    X = (
+        3 * rng.normal(size=(n_clusters, n_features))[y]
+        + rng.normal(size=(len(y), n_features)) @ mixing
+    )
     return X, y
 
 
@@ -230,9 +231,7 @@ def test_pair_distance_is_the_mahalanobis_distance():
     expected = np.sqrt(np.einsum("ij,jk,ik->i", d, M, d))
     np.testing.assert_allclose(cml.pair_distance(X[:10], X[10:20]), expected)
     Z = cml.transform(X)
-    np.testing.assert_allclose(
-        expected, np.linalg.norm(Z[:10] - Z[10:20], axis=1), rtol=1e-10
-    )
+    np.testing.assert_allclose(expected, np.linalg.norm(Z[:10] - Z[10:20], axis=1), rtol=1e-10)
     np.testing.assert_allclose(
         cml.pair_distance(sp.csr_matrix(X[:10]), sp.csr_matrix(X[10:20])), expected
     )

@@ -5,14 +5,12 @@ import pickle
 import numpy as np
 import pytest
 import torch
+from _testing import mutate, random_strings
 from scipy.spatial.distance import cdist
 from skorch.callbacks import Callback
 
-from sklearn_ed import CGKEmbedder
-from sklearn_ed import CNNEDEmbedder
-from sklearn_ed.distances import symmetric_pairwise_distances
-from sklearn_ed.utils import UNKNOWN_SYMBOL
-from sklearn_ed.distances import pairwise_distances
+from sklearn_ed import CGKEmbedder, CNNEDEmbedder
+from sklearn_ed.distances import pairwise_distances, symmetric_pairwise_distances
 from sklearn_ed.metrics import top_k_recall
 from sklearn_ed.nn import (
     CNNEDModule,
@@ -22,8 +20,7 @@ from sklearn_ed.nn import (
     pad_symbols,
     top_k_neighbors,
 )
-
-from _testing import mutate, random_strings
+from sklearn_ed.utils import UNKNOWN_SYMBOL
 
 SMALL = dict(n_components=16, n_layers=3, max_epochs=2, n_neighbors=10, random_state=0)
 
@@ -39,7 +36,7 @@ def reads():
     rng = np.random.default_rng(0)
     genome = "".join(rng.choice(list("ACGT"), size=1500))
     starts = rng.integers(0, len(genome) - 120, size=330)
-    reads = [mutate(genome[s:s + 120], int(rng.integers(2, 10)), rng) for s in starts]
+    reads = [mutate(genome[s : s + 120], int(rng.integers(2, 10)), rng) for s in starts]
     return reads[:150], reads[150:180], reads[180:]
 
 
@@ -63,19 +60,28 @@ def test_table_forms_equal_dense_one_hot_convolutions(length, n_layers):
 @pytest.mark.parametrize("pooling, activation", [("avg", None), ("max", "relu"), ("avg", "relu")])
 def test_channels_first_convolution_lookup_equals_dense(pooling, activation):
     torch.manual_seed(1)
-    module = CNNEDModule(5, 50, n_components=8, n_layers=3, pooling=pooling,
-                         activation=activation, input_mode="channels")
+    module = CNNEDModule(
+        5,
+        50,
+        n_components=8,
+        n_layers=3,
+        pooling=pooling,
+        activation=activation,
+        input_mode="channels",
+    )
     symbols = torch.randint(0, 5, (7, 50))
     symbols[:, 40:] = 0  # padded tail
-    torch.testing.assert_close(module(symbols), module.forward_one_hot(module.one_hot(symbols)),
-                               rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(
+        module(symbols), module.forward_one_hot(module.one_hot(symbols)), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_pad_symbols_truncates_without_loops():
     symbols = np.array([2, 3, 4, 5, 6, 7], dtype=np.int32)
     offsets = np.array([0, 1, 1, 6])
-    np.testing.assert_array_equal(pad_symbols(symbols, offsets, 3),
-                                  [[2, 0, 0], [0, 0, 0], [3, 4, 5]])
+    np.testing.assert_array_equal(
+        pad_symbols(symbols, offsets, 3), [[2, 0, 0], [0, 0, 0], [3, 4, 5]]
+    )
 
 
 def test_loss_matches_seed_formula():
@@ -93,12 +99,10 @@ def test_triplets_come_from_top_k_and_positive_is_closer():
     distances = np.round(cdist(points, points) * 10).astype(np.int32)
     neighbors = top_k_neighbors(distances, 5)
     assert not (neighbors == np.arange(30)[:, None]).any()
-    dataset = TopKTripletDataset(distances, neighbors, n_triplets=200, scale=2.0,
-                                 random_state=0)
+    dataset = TopKTripletDataset(distances, neighbors, n_triplets=200, scale=2.0, random_state=0)
     indices, scaled = dataset.indices.numpy(), dataset.triplet_distances.numpy()
     anchor, positive, negative = indices.T
-    assert all(p in neighbors[a] and n in neighbors[a] and p != n
-               for a, p, n in indices)
+    assert all(p in neighbors[a] and n in neighbors[a] and p != n for a, p, n in indices)
     assert (distances[anchor, positive] <= distances[anchor, negative]).all()
     np.testing.assert_allclose(scaled[:, 2] * 2.0, distances[positive, negative])
     before = indices.copy()
@@ -128,8 +132,9 @@ def test_lookup_inference_equals_dense_network(strings):
     np.testing.assert_allclose(embedder.transform(strings), dense, rtol=1e-4, atol=1e-6)
 
 
-@pytest.mark.parametrize("params", [dict(input_mode="channels", activation="relu"),
-                                    dict(pooling="max")])
+@pytest.mark.parametrize(
+    "params", [dict(input_mode="channels", activation="relu"), dict(pooling="max")]
+)
 def test_non_affine_variants_train_and_embed(strings, params):
     embedder = CNNEDEmbedder(**SMALL, **params).fit(strings)
     assert not embedder.module_.is_affine
@@ -167,8 +172,7 @@ def test_n_train_subsamples_and_distances_are_cached(strings, monkeypatch):
 def test_neighborhood_sampling_picks_distinct_seeded_overlapping_reads():
     from sklearn_ed.datasets import make_genome_reads
 
-    reads = make_genome_reads(800, read_length=(150, 200), genome_length=4_000,
-                              random_state=0).data
+    reads = make_genome_reads(800, read_length=(150, 200), genome_length=4_000, random_state=0).data
     params = dict(SMALL, n_train=60, max_epochs=0)
     sampled = CNNEDEmbedder(**params, neighborhood_size=10).fit(reads)
     again = CNNEDEmbedder(**params, neighborhood_size=10).fit(reads)
@@ -181,7 +185,8 @@ def test_neighborhood_sampling_picks_distinct_seeded_overlapping_reads():
     assert not np.array_equal(indices, other_seed.train_indices_)
     np.testing.assert_array_equal(
         sampled.train_distances_,
-        symmetric_pairwise_distances(list(np.asarray(reads, dtype=object)[indices])))
+        symmetric_pairwise_distances(list(np.asarray(reads, dtype=object)[indices])),
+    )
 
     def nearest(embedder):
         distances = embedder.train_distances_.astype(float)
@@ -191,8 +196,9 @@ def test_neighborhood_sampling_picks_distinct_seeded_overlapping_reads():
     # 60 reads of 4 kbp cover it ~2.6x: uniform reads rarely overlap much.
     assert nearest(sampled) < 0.6 * nearest(uniform)
     # neighborhood_size=1 is a uniform sample of anchors; few strings: no sampling
-    assert np.unique(CNNEDEmbedder(**params, neighborhood_size=1).fit(reads)
-                     .train_indices_).size == 60
+    assert (
+        np.unique(CNNEDEmbedder(**params, neighborhood_size=1).fit(reads).train_indices_).size == 60
+    )
     small = CNNEDEmbedder(**params).fit(reads[:50])
     np.testing.assert_array_equal(small.train_indices_, np.arange(50))
     with pytest.raises(ValueError, match="train_sampling"):
@@ -207,7 +213,7 @@ def test_input_contract_and_unknown_characters(strings):
         embedder.transform(["AC", None])
     with pytest.raises(TypeError, match=r"X\[0\] is of type int"):
         embedder.transform([3])
-    unknown = embedder.transform(["N\U0001F600"])
+    unknown = embedder.transform(["N\U0001f600"])
     same_bucket = embedder.transform(["XY"])
     np.testing.assert_array_equal(unknown, same_bucket)  # both map to UNKNOWN_SYMBOL
     assert embedder.alphabet_.encode(["N"])[0][0] == UNKNOWN_SYMBOL
@@ -274,8 +280,9 @@ def test_training_beats_untrained_network_and_cgk(reads):
     cgk = CGKEmbedder(random_state=0).fit(train)
 
     def recall(embedded_query, embedded_base, metric):
-        return top_k_recall(exact, cdist(embedded_query, embedded_base, metric), k=5,
-                            n_candidates=10)
+        return top_k_recall(
+            exact, cdist(embedded_query, embedded_base, metric), k=5, n_candidates=10
+        )
 
     r_trained = recall(trained.transform(query), trained.transform(base), "euclidean")
     r_untrained = recall(untrained.transform(query), untrained.transform(base), "euclidean")

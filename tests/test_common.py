@@ -28,20 +28,26 @@ from sklearn_ed import (
 from sklearn_ed.metrics import make_top_k_recall_scorer
 
 PUBLIC_ESTIMATORS = sorted(
-    (obj for obj in map(sklearn_ed.__dict__.get, sklearn_ed.__all__)
-     if inspect.isclass(obj) and issubclass(obj, BaseEstimator)),
-    key=lambda cls: cls.__name__)
+    (
+        obj
+        for obj in map(sklearn_ed.__dict__.get, sklearn_ed.__all__)
+        if inspect.isclass(obj) and issubclass(obj, BaseEstimator)
+    ),
+    key=lambda cls: cls.__name__,
+)
 
 _FILTER_REFINE = dict(n_neighbors=3, n_candidates=10, random_state=0)
 # Settings that keep a fit under a second (small networks, few epochs); an
 # estimator not listed is checked with its defaults.
 QUICK_PARAMS = {
     "CGKEmbedder": dict(random_state=0),
-    "CNNEDEmbedder": dict(n_components=16, n_layers=3, max_epochs=2, n_neighbors=10,
-                          random_state=0),
+    "CNNEDEmbedder": dict(
+        n_components=16, n_layers=3, max_epochs=2, n_neighbors=10, random_state=0
+    ),
     "FastMapEmbedder": dict(n_components=4, random_state=0),
-    "GRUEmbedder": dict(n_step_components=2, hidden_size=4, epochs_per_phase=1, n_neighbors=10,
-                        random_state=0),
+    "GRUEmbedder": dict(
+        n_step_components=2, hidden_size=4, epochs_per_phase=1, n_neighbors=10, random_state=0
+    ),
     "TripletMinedEmbedder": dict(n_components=2, n_neighbors=3, max_epochs=2, random_state=0),
     "FilterRefineNeighbors": _FILTER_REFINE,
     "FilterRefineClassifier": _FILTER_REFINE,
@@ -64,12 +70,16 @@ VARIANTS = {
 # an unfitted estimator.
 _PARTIAL_FIT_NEEDS_FIT = {
     check: "partial_fit appends to a fitted index; it needs fit first"
-    for check in ("check_n_features_in_after_fitting",
-                  "check_estimators_partial_fit_n_features")
+    for check in ("check_n_features_in_after_fitting", "check_estimators_partial_fit_n_features")
 }
 EXPECTED_FAILED_CHECKS = {
-    name: _PARTIAL_FIT_NEEDS_FIT for name in ("FilterRefineNeighbors", "FilterRefineClassifier",
-                                              "FilterRefineRegressor", "FilterRefineTransformer")
+    name: _PARTIAL_FIT_NEEDS_FIT
+    for name in (
+        "FilterRefineNeighbors",
+        "FilterRefineClassifier",
+        "FilterRefineRegressor",
+        "FilterRefineTransformer",
+    )
 }
 
 
@@ -112,8 +122,7 @@ def objects_of(families):
     """Training objects and labels for an estimator's input kind."""
     strings, labels = families
     walks = np.cumsum(np.random.default_rng(0).normal(size=(len(strings), 12)), axis=1)
-    return lambda estimator: ((strings if _input_kind(estimator) == "strings" else walks),
-                              labels)
+    return lambda estimator: ((strings if _input_kind(estimator) == "strings" else walks), labels)
 
 
 def _fit(estimator, strings, labels):
@@ -158,8 +167,11 @@ def test_clone_and_params_round_trip(estimator):
 @pytest.mark.parametrize("estimator", OBJECT_ESTIMATORS, ids=_name)
 def test_unfitted_raises_not_fitted(estimator, objects_of):
     strings, _ = objects_of(estimator)
-    method = next(getattr(estimator, name) for name in ("predict", "transform", "kneighbors")
-                  if hasattr(estimator, name))
+    method = next(
+        getattr(estimator, name)
+        for name in ("predict", "transform", "kneighbors")
+        if hasattr(estimator, name)
+    )
     with pytest.raises(NotFittedError):
         method(strings)
 
@@ -188,8 +200,9 @@ def test_parameters_are_validated_once_per_fit(estimator, objects_of):
     if _input_kind(estimator) == "numeric":
         X = np.random.default_rng(0).normal(size=(len(labels), 4))
     cls = type(estimator)
-    with mock.patch.object(cls, "_validate_params", autospec=True,
-                           side_effect=BaseEstimator._validate_params) as validate:
+    with mock.patch.object(
+        cls, "_validate_params", autospec=True, side_effect=BaseEstimator._validate_params
+    ) as validate:
         _fit(clone(estimator), X, labels)
     own = [call for call in validate.call_args_list if type(call.args[0]) is cls]
     assert len(own) == 1
@@ -197,32 +210,45 @@ def test_parameters_are_validated_once_per_fit(estimator, objects_of):
 
 def test_string_estimators_in_pipeline_and_grid_search(families):
     strings, labels = families
-    classifier = make_pipeline(FilterRefineClassifier(CGKEmbedder(random_state=0),
-                                                      n_neighbors=3, n_candidates=10))
-    grid = GridSearchCV(classifier,
-                        {"filterrefineclassifier__embedder__n_repetitions": [1, 2],
-                         "filterrefineclassifier__n_candidates": [5, 20]},
-                        cv=3, n_jobs=2).fit(strings, labels)
+    classifier = make_pipeline(
+        FilterRefineClassifier(CGKEmbedder(random_state=0), n_neighbors=3, n_candidates=10)
+    )
+    grid = GridSearchCV(
+        classifier,
+        {
+            "filterrefineclassifier__embedder__n_repetitions": [1, 2],
+            "filterrefineclassifier__n_candidates": [5, 20],
+        },
+        cv=3,
+        n_jobs=2,
+    ).fit(strings, labels)
     assert grid.best_score_ > 0.9
-    neighbors = GridSearchCV(FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3),
-                              {"embedder__variant": ["cgk", "cgk_prime"]}, cv=3, n_jobs=2,
-                              scoring=make_top_k_recall_scorer(k=3)).fit(strings)
+    neighbors = GridSearchCV(
+        FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3),
+        {"embedder__variant": ["cgk", "cgk_prime"]},
+        cv=3,
+        n_jobs=2,
+        scoring=make_top_k_recall_scorer(k=3),
+    ).fit(strings)
     assert set(neighbors.best_params_) == {"embedder__variant"}
 
 
 def test_grid_search_over_gru_phases(families):
     """The grid scores each phase plan as a plain cross-validation of it does."""
     strings, _ = families
-    embedder = GRUEmbedder(n_step_components=2, hidden_size=4, epochs_per_phase=1,
-                           n_neighbors=10, random_state=0)
+    embedder = GRUEmbedder(
+        n_step_components=2, hidden_size=4, epochs_per_phase=1, n_neighbors=10, random_state=0
+    )
     search = FilterRefineNeighbors(embedder, n_neighbors=3, n_candidates=10)
     scorer, cv = make_top_k_recall_scorer(k=3), KFold(2, shuffle=True, random_state=0)
     plans = [(1,), (1, 2, 3)]
-    grid = GridSearchCV(search, {"embedder__phases": plans}, cv=cv, n_jobs=2,
-                        scoring=scorer).fit(strings)
+    grid = GridSearchCV(search, {"embedder__phases": plans}, cv=cv, n_jobs=2, scoring=scorer).fit(
+        strings
+    )
     for plan, score in zip(plans, grid.cv_results_["mean_test_score"]):
-        alone = cross_val_score(clone(search).set_params(embedder__phases=plan), strings,
-                                cv=cv, scoring=scorer)
+        alone = cross_val_score(
+            clone(search).set_params(embedder__phases=plan), strings, cv=cv, scoring=scorer
+        )
         assert score == pytest.approx(alone.mean())
     # A random filter (10 candidates of 60) would find 1/6 of the true top-3.
     assert grid.best_score_ > 3 / 6
@@ -231,15 +257,23 @@ def test_grid_search_over_gru_phases(families):
 def test_refine_and_grid_search_on_dask_cluster(families):
     distributed = pytest.importorskip("distributed")
     strings, labels = families
-    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3,
-                                   n_candidates=10, n_jobs=2).fit(strings)
-    grid = GridSearchCV(FilterRefineClassifier(CGKEmbedder(random_state=0), n_neighbors=3),
-                        {"n_candidates": [5, 20]}, cv=3, n_jobs=2)
+    search = FilterRefineNeighbors(
+        CGKEmbedder(random_state=0), n_neighbors=3, n_candidates=10, n_jobs=2
+    ).fit(strings)
+    grid = GridSearchCV(
+        FilterRefineClassifier(CGKEmbedder(random_state=0), n_neighbors=3),
+        {"n_candidates": [5, 20]},
+        cv=3,
+        n_jobs=2,
+    )
     local_neighbors = search.kneighbors(strings)
     local_scores = clone(grid).fit(strings, labels).cv_results_["mean_test_score"]
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         with joblib.parallel_config(backend="dask"):
             dask_neighbors = search.kneighbors(strings)
             dask_scores = clone(grid).fit(strings, labels).cv_results_["mean_test_score"]

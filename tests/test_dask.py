@@ -36,15 +36,19 @@ def reads():
 
 @pytest.fixture
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as local_cluster, \
-            distributed.Client(local_cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as local_cluster,
+        distributed.Client(local_cluster) as client,
+    ):
         yield local_cluster, client
 
 
 def search_of(base, n_candidates):
-    return FilterRefineNeighbors(n_neighbors=5, n_candidates=n_candidates, n_jobs=2,
-                                 check_recall=False).fit(base)
+    return FilterRefineNeighbors(
+        n_neighbors=5, n_candidates=n_candidates, n_jobs=2, check_recall=False
+    ).fit(base)
 
 
 @pytest.mark.skipif(not LOOPBACK.exists(), reason="needs Linux /proc/net/dev")
@@ -97,9 +101,13 @@ def test_a_worker_killed_mid_call_costs_time_not_the_answer(reads, cluster):
 def test_cluster_without_workers_gives_a_clear_error(reads):
     base, queries = reads
     search = search_of(base[:100], n_candidates=10)
-    with distributed.LocalCluster(n_workers=0, processes=False,
-                                  dashboard_address=None) as local_cluster, \
-            distributed.Client(local_cluster), joblib.parallel_config(backend="dask"):
+    with (
+        distributed.LocalCluster(
+            n_workers=0, processes=False, dashboard_address=None
+        ) as local_cluster,
+        distributed.Client(local_cluster),
+        joblib.parallel_config(backend="dask"),
+    ):
         with pytest.raises(RuntimeError, match="has no workers"):
             search.kneighbors(queries[:5])
 
@@ -107,8 +115,9 @@ def test_cluster_without_workers_gives_a_clear_error(reads):
 def test_closed_client_gives_a_clear_error(reads):
     base, queries = reads
     search = search_of(base[:100], n_candidates=10)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as local_cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as local_cluster:
         client = distributed.Client(local_cluster)
         with joblib.parallel_config(backend="dask"):
             client.close()

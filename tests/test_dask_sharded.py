@@ -29,9 +29,12 @@ from sklearn_ed.dask import (  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as dask_client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as dask_client,
+    ):
         yield dask_client
 
 
@@ -43,15 +46,17 @@ def words():
 
 def single_process(estimator_class, sharded, **params):
     """The one-process estimator with the sharded one's fitted embedder."""
-    return estimator_class(FrozenEstimator(sharded.embedder_), n_candidates=1.0,
-                           check_recall=False, **params)
+    return estimator_class(
+        FrozenEstimator(sharded.embedder_), n_candidates=1.0, check_recall=False, **params
+    )
 
 
 @pytest.mark.parametrize("n_shards", [1, 2, 3])
 def test_sharded_neighbors_equal_one_process_with_ties(client, words, n_shards):
     base, queries = words
-    sharded = ShardedFilterRefineNeighbors(n_neighbors=7, n_candidates=1.0, check_recall=False,
-                                           n_shards=n_shards, client=client).fit(base)
+    sharded = ShardedFilterRefineNeighbors(
+        n_neighbors=7, n_candidates=1.0, check_recall=False, n_shards=n_shards, client=client
+    ).fit(base)
     local = single_process(FilterRefineNeighbors, sharded, n_neighbors=7).fit(base)
     distances, indices = sharded.kneighbors(queries)
     expected = local.kneighbors(queries)
@@ -65,14 +70,14 @@ def test_sharded_neighbors_equal_one_process_with_ties(client, words, n_shards):
 def test_a_dask_bag_base_gives_the_same_answers(client, words):
     base, queries = words
     bag = dask_bag.from_sequence(base, npartitions=3)
-    sharded = ShardedFilterRefineNeighbors(n_neighbors=4, n_candidates=1.0, check_recall=False,
-                                           client=client).fit(bag)
-    in_memory = ShardedFilterRefineNeighbors(n_neighbors=4, n_candidates=1.0,
-                                             check_recall=False, n_shards=3,
-                                             client=client).fit(base)
+    sharded = ShardedFilterRefineNeighbors(
+        n_neighbors=4, n_candidates=1.0, check_recall=False, client=client
+    ).fit(bag)
+    in_memory = ShardedFilterRefineNeighbors(
+        n_neighbors=4, n_candidates=1.0, check_recall=False, n_shards=3, client=client
+    ).fit(base)
     assert sharded.n_shards_ == 3
-    np.testing.assert_array_equal(sharded.kneighbors(queries)[1],
-                                  in_memory.kneighbors(queries)[1])
+    np.testing.assert_array_equal(sharded.kneighbors(queries)[1], in_memory.kneighbors(queries)[1])
     lazy = sharded.kneighbors(dask_bag.from_sequence(queries, npartitions=2))
     assert hasattr(lazy[1], "compute")
     np.testing.assert_array_equal(lazy[1].compute(), in_memory.kneighbors(queries)[1])
@@ -81,18 +86,21 @@ def test_a_dask_bag_base_gives_the_same_answers(client, words):
 def test_sharded_classifier_and_regressor_equal_one_process(client, words):
     base, queries = words
     labels = np.array([len(word) % 3 for word in base])
-    classifier = ShardedFilterRefineClassifier(n_neighbors=5, weights="distance",
-                                               n_candidates=1.0, check_recall=False,
-                                               client=client).fit(base, labels)
-    local = single_process(FilterRefineClassifier, classifier, n_neighbors=5,
-                           weights="distance", ties="index").fit(base, labels)
+    classifier = ShardedFilterRefineClassifier(
+        n_neighbors=5, weights="distance", n_candidates=1.0, check_recall=False, client=client
+    ).fit(base, labels)
+    local = single_process(
+        FilterRefineClassifier, classifier, n_neighbors=5, weights="distance", ties="index"
+    ).fit(base, labels)
     np.testing.assert_allclose(classifier.predict_proba(queries), local.predict_proba(queries))
     np.testing.assert_array_equal(classifier.predict(queries), local.predict(queries))
     targets = np.array([len(word) for word in base], dtype=float)
-    regressor = ShardedFilterRefineRegressor(n_neighbors=5, n_candidates=1.0,
-                                             check_recall=False, client=client).fit(base, targets)
-    local = single_process(FilterRefineRegressor, regressor, n_neighbors=5,
-                           ties="index").fit(base, targets)
+    regressor = ShardedFilterRefineRegressor(
+        n_neighbors=5, n_candidates=1.0, check_recall=False, client=client
+    ).fit(base, targets)
+    local = single_process(FilterRefineRegressor, regressor, n_neighbors=5, ties="index").fit(
+        base, targets
+    )
     np.testing.assert_allclose(regressor.predict(queries), local.predict(queries))
 
 
@@ -105,8 +113,9 @@ def reads():
 @pytest.mark.skipif(not LOOPBACK.exists(), reason="needs Linux /proc/net/dev")
 def test_a_query_batch_moves_within_three_times_its_size(client, reads):
     base, queries = reads
-    sharded = ShardedFilterRefineNeighbors(n_neighbors=5, n_candidates=30, check_recall=False,
-                                           client=client).fit(base)
+    sharded = ShardedFilterRefineNeighbors(
+        n_neighbors=5, n_candidates=30, check_recall=False, client=client
+    ).fit(base)
     sharded.kneighbors(queries[:5])
     before = loopback_bytes()
     sharded.kneighbors(queries)
@@ -125,12 +134,16 @@ def kill_one_worker_soon(cluster, delay=1.0):
 
 def test_a_shard_lost_with_its_worker_is_rebuilt_from_its_partition(reads):
     base, queries = reads
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as dask_client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as dask_client,
+    ):
         bag = dask_bag.from_sequence(base, npartitions=4)
-        sharded = ShardedFilterRefineNeighbors(n_neighbors=5, n_candidates=0.5,
-                                               check_recall=False, client=dask_client).fit(bag)
+        sharded = ShardedFilterRefineNeighbors(
+            n_neighbors=5, n_candidates=0.5, check_recall=False, client=dask_client
+        ).fit(bag)
         expected = sharded.kneighbors(queries)
         start = time.perf_counter()
         killer = kill_one_worker_soon(cluster, delay=0.5)
@@ -143,11 +156,15 @@ def test_a_shard_lost_with_its_worker_is_rebuilt_from_its_partition(reads):
 
 def test_a_lost_scattered_shard_is_named_in_a_clear_error(reads):
     base, queries = reads
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as dask_client:
-        sharded = ShardedFilterRefineNeighbors(n_neighbors=5, n_candidates=0.5,
-                                               check_recall=False, client=dask_client).fit(base)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as dask_client,
+    ):
+        sharded = ShardedFilterRefineNeighbors(
+            n_neighbors=5, n_candidates=0.5, check_recall=False, client=dask_client
+        ).fit(base)
         nanny = next(iter(cluster.workers.values()))
         nanny.process.process.kill()
         start = time.perf_counter()
@@ -162,20 +179,22 @@ def test_bad_input_gives_clear_errors(client, words):
     base, queries = words
     with pytest.raises(ValueError, match="n_shards=700 is more than the 600 items"):
         ShardedFilterRefineNeighbors(n_shards=700, client=client).fit(base)
-    sharded = ShardedFilterRefineNeighbors(n_neighbors=2, n_candidates=5, check_recall=False,
-                                           client=client).fit(base)
+    sharded = ShardedFilterRefineNeighbors(
+        n_neighbors=2, n_candidates=5, check_recall=False, client=client
+    ).fit(base)
     with pytest.raises(ValueError, match="X must be a 1-D collection of strings"):
         sharded.kneighbors(np.zeros((3, 4)))  # vectors against a base of strings
-    with distributed.LocalCluster(n_workers=0, processes=False,
-                                  dashboard_address=None) as empty, \
-            distributed.Client(empty) as no_workers:
+    with (
+        distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as empty,
+        distributed.Client(empty) as no_workers,
+    ):
         with pytest.raises(RuntimeError, match="no workers"):
             ShardedFilterRefineNeighbors(client=no_workers).fit(base)
-    with distributed.LocalCluster(n_workers=1, processes=False,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
         closing = distributed.Client(cluster)
-        fitted = ShardedFilterRefineNeighbors(n_neighbors=2, n_candidates=5,
-                                              check_recall=False, client=closing).fit(base)
+        fitted = ShardedFilterRefineNeighbors(
+            n_neighbors=2, n_candidates=5, check_recall=False, client=closing
+        ).fit(base)
         closing.close()
         with pytest.raises(RuntimeError, match="client is closed"):
             fitted.kneighbors(queries)
@@ -194,8 +213,9 @@ def test_two_threads_query_one_sharded_index(client, words):
     from concurrent.futures import ThreadPoolExecutor
 
     base, queries = words
-    sharded = ShardedFilterRefineNeighbors(n_neighbors=3, n_candidates=1.0, check_recall=False,
-                                           client=client).fit(base)
+    sharded = ShardedFilterRefineNeighbors(
+        n_neighbors=3, n_candidates=1.0, check_recall=False, client=client
+    ).fit(base)
     serial = sharded.kneighbors(queries)
     with ThreadPoolExecutor(2) as pool:
         answers = list(pool.map(lambda _: sharded.kneighbors(queries), range(4)))

@@ -124,8 +124,9 @@ def test_hard_cases_are_shifts_and_substitutions_of_genome_slices():
     assert len(cases.query) == 50 and len(cases.base) == 100
     assert all(len(s) == 60 and s in genome for s in cases.query)
     assert cases.base_kind.tolist() == ["shift", "substitution"] * 50
-    for string, query, kind, edits in zip(cases.base, cases.base_query, cases.base_kind,
-                                          cases.base_edits):
+    for string, query, kind, edits in zip(
+        cases.base, cases.base_query, cases.base_kind, cases.base_edits
+    ):
         original = cases.query[query]
         if kind == "shift":
             assert edits in (1, 2) and string[edits:] == original[:-edits]
@@ -138,8 +139,9 @@ def test_hard_cases_are_shifts_and_substitutions_of_genome_slices():
     assert make_hard_cases(50, length=60, random_state=4).base != cases.base
 
 
-@pytest.mark.parametrize("kwargs, match", [(dict(n_queries=0), "n_queries"),
-                                           (dict(n_queries=2, length=4), "length")])
+@pytest.mark.parametrize(
+    "kwargs, match", [(dict(n_queries=0), "n_queries"), (dict(n_queries=2, length=4), "length")]
+)
 def test_hard_cases_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         make_hard_cases(**kwargs)

@@ -14,8 +14,16 @@ from sklearn_ed.distances import (
 )
 
 UNICODE_STRINGS = [
-    "", "a", "abc", "cafe\u0301", "caf\u00e9", "\U0001F600\U0001F601", "\u6f22\u5b57",
-    "\u6f22\u5b57\u4eee\u540d", "na\u00efve", "a\U0001F600b",
+    "",
+    "a",
+    "abc",
+    "cafe\u0301",
+    "caf\u00e9",
+    "\U0001f600\U0001f601",
+    "\u6f22\u5b57",
+    "\u6f22\u5b57\u4eee\u540d",
+    "na\u00efve",
+    "a\U0001f600b",
 ]
 _RNG = np.random.default_rng(0)
 VECTORS = _RNG.normal(size=(7, 3))
@@ -44,8 +52,9 @@ def test_pairwise_matches_plain_oracle(name):
 @pytest.mark.parametrize("name", available_metrics())
 def test_parallel_pairwise_equals_serial(name):
     items = sample_items(get_metric(name))
-    np.testing.assert_array_equal(pairwise_distances(items, metric=name, n_jobs=2),
-                                  pairwise_distances(items, metric=name))
+    np.testing.assert_array_equal(
+        pairwise_distances(items, metric=name, n_jobs=2), pairwise_distances(items, metric=name)
+    )
 
 
 @pytest.mark.parametrize("name", available_metrics())
@@ -61,7 +70,7 @@ def test_candidate_distances_match_full_matrix(name):
 def test_levenshtein_counts_code_points():
     # A combining accent is its own code point: "cafe" + U+0301 is 1 edit from "café".
     assert pairwise_distances(["cafe\u0301"], ["caf\u00e9"])[0, 0] == 2
-    assert pairwise_distances([""], ["\U0001F600\U0001F601"])[0, 0] == 2
+    assert pairwise_distances([""], ["\U0001f600\U0001f601"])[0, 0] == 2
 
 
 def test_score_cutoff_marks_far_candidates_infinite():
@@ -94,8 +103,9 @@ def test_callable_metric_is_wrapped():
 
 
 def test_register_metric_refuses_silent_overwrite():
-    metric = Metric(name="levenshtein", pairwise=lambda X, Y, score_cutoff=None: None,
-                    input_type="strings")
+    metric = Metric(
+        name="levenshtein", pairwise=lambda X, Y, score_cutoff=None: None, input_type="strings"
+    )
     with pytest.raises(ValueError, match="already registered"):
         register_metric(metric)
 
@@ -115,8 +125,9 @@ def test_banded_dtw_matches_oracle(window):
 def test_dtw_accepts_arrays_and_checks_channels():
     univariate = np.array([[0.0, 1.0, 2.0], [0.0, 2.0, 4.0]])
     as_3d = univariate[:, None, :]
-    np.testing.assert_allclose(pairwise_distances(univariate, metric="dtw"),
-                               pairwise_distances(as_3d, metric="dtw"))
+    np.testing.assert_allclose(
+        pairwise_distances(univariate, metric="dtw"), pairwise_distances(as_3d, metric="dtw")
+    )
     assert pairwise_distances([[0.0, 1.0, 2.0]], [[0.0, 0.0, 1.0, 2.0]], metric="dtw")[0, 0] == 0
     with pytest.raises(ValueError, match="same number of channels"):
         pairwise_distances([np.zeros((1, 3)), np.zeros((2, 3))], metric="dtw")
@@ -126,8 +137,9 @@ def test_dtw_accepts_arrays_and_checks_channels():
 
 def test_dtw_cutoff_abandons_far_pairs():
     near, far = np.zeros(20), np.full(20, 10.0)
-    refined = candidate_distances([np.zeros(20)], [near, far], np.array([[0, 1]]),
-                                  metric="dtw", score_cutoff=[1.0])
+    refined = candidate_distances(
+        [np.zeros(20)], [near, far], np.array([[0, 1]]), metric="dtw", score_cutoff=[1.0]
+    )
     np.testing.assert_array_equal(refined, [[0.0, np.inf]])
 
 
@@ -156,8 +168,10 @@ def test_edge_images_are_the_point_sets_and_keep_chamfer_image():
     for mask, points in zip(edges, images_to_point_sets(images)):
         np.testing.assert_array_equal(np.argwhere(mask), points)
     np.testing.assert_array_equal(edge_images(edges), edges)  # edges of edges: the same
-    np.testing.assert_allclose(pairwise_distances(edges, metric="chamfer_image"),
-                               pairwise_distances(images, metric="chamfer_image"))
+    np.testing.assert_allclose(
+        pairwise_distances(edges, metric="chamfer_image"),
+        pairwise_distances(images, metric="chamfer_image"),
+    )
     with pytest.raises(ValueError, match="Image 0 has no pixel"):
         edge_images(np.zeros((1, 4, 4)))
     with pytest.raises(ValueError, match="must be 3-D"):
@@ -173,10 +187,12 @@ def test_unchecked_input_gives_the_checked_answer(name):
     candidates = np.tile(np.arange(len(items)), (len(items), 1))
     np.testing.assert_array_equal(
         candidate_distances(items, items, candidates, metric=name, check_input=False),
-        candidate_distances(sample_items(metric), sample_items(metric), candidates,
-                            metric=name))
-    np.testing.assert_array_equal(pairwise_distances(items, metric=name, check_input=False),
-                                  pairwise_distances(sample_items(metric), metric=name))
+        candidate_distances(sample_items(metric), sample_items(metric), candidates, metric=name),
+    )
+    np.testing.assert_array_equal(
+        pairwise_distances(items, metric=name, check_input=False),
+        pairwise_distances(sample_items(metric), metric=name),
+    )
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -187,8 +203,9 @@ def test_queries_never_revalidate_the_fitted_base(monkeypatch, exact):
     from sklearn_ed.distances import _pairwise
 
     base = [f"w{i:03d}x" for i in range(300)]
-    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=2, n_candidates=5,
-                                   exact=exact, check_recall=False).fit(base)
+    search = FilterRefineNeighbors(
+        QGramEmbedder(), n_neighbors=2, n_candidates=5, exact=exact, check_recall=False
+    ).fit(base)
     checked_lengths = []
     original = _pairwise.check_items
 

@@ -29,9 +29,12 @@ def public_modules():
 
 def public_objects():
     """``(qualified name, object)`` for every name in every public ``__all__``."""
-    return [(f"{module.__name__}.{name}", getattr(module, name))
-            for module in public_modules() for name in module.__all__
-            if not name.startswith("__")]
+    return [
+        (f"{module.__name__}.{name}", getattr(module, name))
+        for module in public_modules()
+        for name in module.__all__
+        if not name.startswith("__")
+    ]
 
 
 def documented_objects():
@@ -54,16 +57,16 @@ def documented_objects():
 
 def test_every_public_name_is_in_the_api_reference():
     documented = documented_objects()
-    missing = [name for name, obj in public_objects()
-               if not any(obj is entry for entry in documented)]
+    missing = [
+        name for name, obj in public_objects() if not any(obj is entry for entry in documented)
+    ]
     assert missing == [], f"public names missing from docs/api.rst: {missing}"
 
 
 def _own_members(cls):
     """Public methods and properties a sklearn_ed class defines itself."""
     for name, member in vars(cls).items():
-        if name.startswith("_") or not (inspect.isfunction(member) or
-                                        isinstance(member, property)):
+        if name.startswith("_") or not (inspect.isfunction(member) or isinstance(member, property)):
             continue
         yield name
 
@@ -86,6 +89,7 @@ def docstring_targets():
 def test_public_docstring_passes_numpydoc(target):
     from numpydoc.validate import validate
 
-    errors = [f"{code}: {message}" for code, message in validate(target)["errors"]
-              if code in CHECKS]
+    errors = [
+        f"{code}: {message}" for code, message in validate(target)["errors"] if code in CHECKS
+    ]
     assert errors == []

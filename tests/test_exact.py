@@ -22,8 +22,11 @@ TEXT = st.text(alphabet=st.sampled_from("aab\u00e9e\u0301\u65e5z"), max_size=9)
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
-@given(st.lists(TEXT, min_size=1, max_size=8), st.lists(TEXT, min_size=1, max_size=5),
-       st.integers(1, 4))
+@given(
+    st.lists(TEXT, min_size=1, max_size=8),
+    st.lists(TEXT, min_size=1, max_size=5),
+    st.integers(1, 4),
+)
 def test_levenshtein_bound_never_exceeds_the_distance(base, queries, q):
     bounds = LevenshteinBound(base, q=q).bounds(queries)
     exact = np.array([[levenshtein_oracle(a, b) for b in base] for a in queries])
@@ -31,13 +34,16 @@ def test_levenshtein_bound_never_exceeds_the_distance(base, queries, q):
 
 
 @settings(max_examples=100, deadline=None, derandomize=True)
-@given(st.lists(TEXT, min_size=1, max_size=10), st.lists(TEXT, min_size=1, max_size=4),
-       st.integers(1, 3), st.lists(st.sampled_from([0.0, 1.0, 2.0, 3.5, np.inf]),
-                                   min_size=4, max_size=4))
+@given(
+    st.lists(TEXT, min_size=1, max_size=10),
+    st.lists(TEXT, min_size=1, max_size=4),
+    st.integers(1, 3),
+    st.lists(st.sampled_from([0.0, 1.0, 2.0, 3.5, np.inf]), min_size=4, max_size=4),
+)
 def test_sparse_within_equals_dense_bounds(base, queries, q, limits):
     bound = LevenshteinBound(base, q=q)
     dense = bound.bounds(queries)
-    limits = limits[:len(queries)]
+    limits = limits[: len(queries)]
     for row, (items, values) in enumerate(bound.within(queries, np.array(limits))):
         expected = np.flatnonzero(dense[row] <= limits[row])
         np.testing.assert_array_equal(items, expected)
@@ -64,12 +70,17 @@ def brute_force(queries, base, k, exclude_self=False):
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
-@given(st.lists(TEXT, min_size=6, max_size=40), st.lists(TEXT, min_size=1, max_size=6),
-       st.integers(1, 5), st.integers(1, 6))
+@given(
+    st.lists(TEXT, min_size=6, max_size=40),
+    st.lists(TEXT, min_size=1, max_size=6),
+    st.integers(1, 5),
+    st.integers(1, 6),
+)
 def test_exact_search_equals_brute_force_with_ties(base, queries, k, n_candidates):
     k = min(k, len(base))
-    search = FilterRefineNeighbors(QGramEmbedder(q=2), n_neighbors=k,
-                                   n_candidates=max(n_candidates, k), exact=True).fit(base)
+    search = FilterRefineNeighbors(
+        QGramEmbedder(q=2), n_neighbors=k, n_candidates=max(n_candidates, k), exact=True
+    ).fit(base)
     distances, indices = search.kneighbors(queries)
     expected_distances, expected_indices = brute_force(queries, base, k)
     np.testing.assert_array_equal(distances, expected_distances)
@@ -83,8 +94,9 @@ def test_exact_search_on_words_with_a_weak_filter(families):
     strings, labels = families
     queries = [s[::-1] for s in strings[:30]] + [s[3:] for s in strings[:30]]
     for embedder in (CGKEmbedder(random_state=0), QGramEmbedder()):
-        search = FilterRefineNeighbors(embedder, n_neighbors=4, n_candidates=4,
-                                       exact=True).fit(strings)
+        search = FilterRefineNeighbors(embedder, n_neighbors=4, n_candidates=4, exact=True).fit(
+            strings
+        )
         distances, indices = search.kneighbors(queries)
         expected_distances, expected_indices = brute_force(queries, strings, 4)
         np.testing.assert_array_equal(indices, expected_indices)
@@ -98,8 +110,12 @@ def test_exact_radius_search_returns_every_item_within(families, check_recall):
     # bound's radius search does not need.
     strings, _ = families
     queries = [s[1:] for s in strings[:20]]
-    search = FilterRefineNeighbors(QGramEmbedder(), exact=True, check_recall=check_recall,
-                                   n_candidates="auto" if check_recall else 10).fit(strings)
+    search = FilterRefineNeighbors(
+        QGramEmbedder(),
+        exact=True,
+        check_recall=check_recall,
+        n_candidates="auto" if check_recall else 10,
+    ).fit(strings)
     found = search.radius_neighbors(queries, radius=8, return_distance=False)
     exact = pairwise_distances(queries, strings)
     for row, hits in enumerate(found):
@@ -109,30 +125,41 @@ def test_exact_radius_search_returns_every_item_within(families, check_recall):
 def test_exact_supervised_estimators_match_brute_force(families):
     strings, labels = families
     queries = [s[2:] for s in strings]
-    exact_clf = FilterRefineClassifier(QGramEmbedder(), n_neighbors=3, n_candidates=3,
-                                       exact=True).fit(strings, labels)
-    brute_clf = FilterRefineClassifier(QGramEmbedder(), n_neighbors=3,
-                                       n_candidates=1.0).fit(strings, labels)
-    np.testing.assert_array_equal(exact_clf.predict_proba(queries),
-                                  brute_clf.predict_proba(queries))
-    regressor = FilterRefineRegressor(n_neighbors=3, n_candidates=3, exact=True,
-                                      random_state=0).fit(strings, labels * 1.0)
-    brute_reg = FilterRefineRegressor(n_neighbors=3, n_candidates=1.0,
-                                      random_state=0).fit(strings, labels * 1.0)
+    exact_clf = FilterRefineClassifier(
+        QGramEmbedder(), n_neighbors=3, n_candidates=3, exact=True
+    ).fit(strings, labels)
+    brute_clf = FilterRefineClassifier(QGramEmbedder(), n_neighbors=3, n_candidates=1.0).fit(
+        strings, labels
+    )
+    np.testing.assert_array_equal(
+        exact_clf.predict_proba(queries), brute_clf.predict_proba(queries)
+    )
+    regressor = FilterRefineRegressor(
+        n_neighbors=3, n_candidates=3, exact=True, random_state=0
+    ).fit(strings, labels * 1.0)
+    brute_reg = FilterRefineRegressor(n_neighbors=3, n_candidates=1.0, random_state=0).fit(
+        strings, labels * 1.0
+    )
     np.testing.assert_array_equal(regressor.predict(queries), brute_reg.predict(queries))
-    graph = FilterRefineTransformer(n_neighbors=3, n_candidates=4, exact=True,
-                                    random_state=0).fit_transform(strings)
-    brute_graph = FilterRefineTransformer(n_neighbors=3, n_candidates=1.0,
-                                          random_state=0).fit_transform(strings)
+    graph = FilterRefineTransformer(
+        n_neighbors=3, n_candidates=4, exact=True, random_state=0
+    ).fit_transform(strings)
+    brute_graph = FilterRefineTransformer(
+        n_neighbors=3, n_candidates=1.0, random_state=0
+    ).fit_transform(strings)
     np.testing.assert_array_equal(graph.toarray(), brute_graph.toarray())
 
 
 def test_exact_after_partial_fit(families):
     strings, _ = families
-    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3, n_candidates=3,
-                                   exact=True).fit(strings[:60]).partial_fit(strings[60:])
-    np.testing.assert_array_equal(search.kneighbors(strings[:10])[1],
-                                  brute_force(strings[:10], strings, 3)[1])
+    search = (
+        FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3, n_candidates=3, exact=True)
+        .fit(strings[:60])
+        .partial_fit(strings[60:])
+    )
+    np.testing.assert_array_equal(
+        search.kneighbors(strings[:10])[1], brute_force(strings[:10], strings, 3)[1]
+    )
 
 
 def test_exact_needs_a_metric_with_a_bound():
@@ -140,8 +167,9 @@ def test_exact_needs_a_metric_with_a_bound():
     with pytest.raises(ValueError, match="declares a lower bound.*levenshtein"):
         FilterRefineNeighbors(metric="euclidean", exact=True).fit(rng.normal(size=(20, 3)))
     with pytest.raises(ValueError, match="declares none"):
-        FilterRefineNeighbors(metric=lambda a, b: abs(len(a) - len(b)),
-                              embedder=QGramEmbedder(), exact=True).fit(["a", "bb"])
+        FilterRefineNeighbors(
+            metric=lambda a, b: abs(len(a) - len(b)), embedder=QGramEmbedder(), exact=True
+        ).fit(["a", "bb"])
 
 
 def _series(n, length, seed):
@@ -169,8 +197,9 @@ def test_exact_dtw_search_equals_the_dtw_scan():
 
     metric = make_dtw_metric(window=0.1)
     base, queries = _series(80, 30, 2), _series(10, 30, 3)
-    search = FilterRefineNeighbors(FunctionTransformer(np.vstack), metric=metric,
-                                   n_neighbors=3, n_candidates=3, exact=True).fit(base)
+    search = FilterRefineNeighbors(
+        FunctionTransformer(np.vstack), metric=metric, n_neighbors=3, n_candidates=3, exact=True
+    ).fit(base)
     distances, indices = search.kneighbors(queries)
     exact = pairwise_distances(queries, base, metric=metric)
     order = np.lexsort((np.broadcast_to(np.arange(len(base)), exact.shape), exact), axis=1)
@@ -186,13 +215,14 @@ def test_exact_dtw_bad_input():
 
     embedder = FunctionTransformer(lambda X: np.array([[len(s)] for s in X], dtype=float))
     with pytest.raises(ValueError, match="needs a warping window"):
-        FilterRefineNeighbors(embedder, metric=make_dtw_metric(), exact=True).fit(
-            _series(5, 10, 0))
+        FilterRefineNeighbors(embedder, metric=make_dtw_metric(), exact=True).fit(_series(5, 10, 0))
     with pytest.raises(ValueError, match="series of one length"):
         FilterRefineNeighbors(embedder, metric=make_dtw_metric(0.1), exact=True).fit(
-            _series(5, 10, 0) + _series(5, 12, 1))
-    search = FilterRefineNeighbors(embedder, metric=make_dtw_metric(0.1), n_neighbors=2,
-                                   exact=True).fit(_series(5, 10, 0))
+            _series(5, 10, 0) + _series(5, 12, 1)
+        )
+    search = FilterRefineNeighbors(
+        embedder, metric=make_dtw_metric(0.1), n_neighbors=2, exact=True
+    ).fit(_series(5, 10, 0))
     with pytest.raises(ValueError, match="the base has length 10"):
         search.kneighbors(_series(2, 12, 1))
 

@@ -19,7 +19,9 @@ def test_new_objects_use_two_exact_distances_per_coordinate():
         calls.append(1)
         return abs(x - y)
 
-    embedder = FastMapEmbedder(metric=absolute, n_components=2, random_state=0).fit([0.0, 3.0, 7.0, 9.0])
+    embedder = FastMapEmbedder(metric=absolute, n_components=2, random_state=0).fit(
+        [0.0, 3.0, 7.0, 9.0]
+    )
     calls.clear()
     coordinates = embedder.transform([5.0])
     assert len(calls) == 2 * 2
@@ -32,8 +34,10 @@ def test_string_embedding_preserves_neighbors(families):
     embedder = FastMapEmbedder(n_components=16, random_state=0).fit(strings)
     embedded = embedder.transform(strings)
     distances = pdist(embedded)
-    exact = pdist(np.arange(len(strings))[:, None],
-                  lambda i, j: pairwise_distances([strings[int(i[0])]], [strings[int(j[0])]])[0, 0])
+    exact = pdist(
+        np.arange(len(strings))[:, None],
+        lambda i, j: pairwise_distances([strings[int(i[0])]], [strings[int(j[0])]])[0, 0],
+    )
     assert np.corrcoef(distances, exact)[0, 1] > 0.7
     search = FilterRefineNeighbors(embedder, n_neighbors=3, n_candidates=10).fit(strings)
     indices = search.kneighbors(return_distance=False)

@@ -14,25 +14,28 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_ed import (CGKEmbedder, FilterRefineClassifier, FilterRefineNeighbors,
-                        QGramEmbedder)
+from sklearn_ed import CGKEmbedder, FilterRefineClassifier, FilterRefineNeighbors, QGramEmbedder
 from sklearn_ed.distances import pairwise_distances
 
 # Any code point, lone surrogates and combining marks included.
 CHARACTERS = st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=())
-STRINGS = st.one_of(st.text(CHARACTERS, max_size=12), st.text("ab\u0301", max_size=12),
-                    st.text("ACGT", min_size=200, max_size=300))
+STRINGS = st.one_of(
+    st.text(CHARACTERS, max_size=12),
+    st.text("ab\u0301", max_size=12),
+    st.text("ACGT", min_size=200, max_size=300),
+)
 BASES = st.lists(STRINGS, min_size=1, max_size=25)
 EMBEDDERS = st.sampled_from(["auto", "qgram", "cgk"])
-QUICK = settings(max_examples=30, derandomize=True, deadline=None,
-                 suppress_health_check=[HealthCheck.too_slow])
-LONG = settings(max_examples=400, derandomize=True, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+QUICK = settings(
+    max_examples=30, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+LONG = settings(
+    max_examples=400, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _embedder(name):
-    return {"auto": "auto", "qgram": QGramEmbedder(q=2),
-            "cgk": CGKEmbedder(random_state=0)}[name]
+    return {"auto": "auto", "qgram": QGramEmbedder(q=2), "cgk": CGKEmbedder(random_state=0)}[name]
 
 
 def _container(strings, kind, seed):
@@ -47,8 +50,7 @@ def _container(strings, kind, seed):
 
 
 def _check_search(base, queries, embedder, container, n_neighbors, seed):
-    search = FilterRefineNeighbors(_embedder(embedder), n_neighbors=n_neighbors,
-                                   random_state=0)
+    search = FilterRefineNeighbors(_embedder(embedder), n_neighbors=n_neighbors, random_state=0)
     search.fit(_container(base, container, seed))
     distances, indices = search.kneighbors(_container(queries, container, seed + 1))
     assert distances.shape == indices.shape == (len(queries), n_neighbors)
@@ -63,9 +65,14 @@ def _search_property(data):
     base = data.draw(BASES, label="base")
     queries = data.draw(st.lists(STRINGS, min_size=1, max_size=5), label="queries")
     n_neighbors = data.draw(st.integers(1, len(base)), label="n_neighbors")
-    _check_search(base, queries, data.draw(EMBEDDERS, label="embedder"),
-                  data.draw(st.sampled_from(["list", "series", "frame", "array"])),
-                  n_neighbors, data.draw(st.integers(0, 99)))
+    _check_search(
+        base,
+        queries,
+        data.draw(EMBEDDERS, label="embedder"),
+        data.draw(st.sampled_from(["list", "series", "frame", "array"])),
+        n_neighbors,
+        data.draw(st.integers(0, 99)),
+    )
 
 
 @QUICK
@@ -113,8 +120,9 @@ def test_bad_input_gets_a_clear_error_long(data):
 
 def _classifier_property(data):
     base = data.draw(st.lists(STRINGS, min_size=2, max_size=25), label="base")
-    labels = np.array(data.draw(st.lists(st.integers(0, 2), min_size=len(base),
-                                         max_size=len(base))))
+    labels = np.array(
+        data.draw(st.lists(st.integers(0, 2), min_size=len(base), max_size=len(base)))
+    )
     n_neighbors = data.draw(st.integers(1, len(base)))
     clf = FilterRefineClassifier(n_neighbors=n_neighbors, n_candidates=1.0).fit(base, labels)
     proba = clf.predict_proba(base)
@@ -122,7 +130,8 @@ def _classifier_property(data):
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     order = np.random.default_rng(0).permutation(len(base))
     shuffled = FilterRefineClassifier(n_neighbors=n_neighbors, n_candidates=1.0).fit(
-        [base[i] for i in order], labels[order])
+        [base[i] for i in order], labels[order]
+    )
     np.testing.assert_allclose(shuffled.predict_proba(base), proba)
 
 

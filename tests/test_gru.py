@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from _testing import random_strings
 from scipy.spatial.distance import cdist
 
 from sklearn_ed import GRUEmbedder
@@ -14,10 +15,7 @@ from sklearn_ed.distances import pairwise_distances
 from sklearn_ed.metrics import top_k_recall
 from sklearn_ed.nn import GRUModule, HalfSquaredTripletLoss, LearnedCGKPrime, PairAbsoluteLoss
 
-from _testing import random_strings
-
-SMALL = dict(n_step_components=3, hidden_size=8, epochs_per_phase=2, n_neighbors=10,
-             random_state=0)
+SMALL = dict(n_step_components=3, hidden_size=8, epochs_per_phase=2, n_neighbors=10, random_state=0)
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +44,9 @@ def test_learned_walk_equals_algorithm_3():
     symbols = torch.tensor([[2, 3, 4, 1, 2, 0, 0, 0, 0], [4, 4, 4, 4, 4, 4, 4, 4, 4]])
     steps = torch.randn(2, 9, 3, generator=generator)
     walked, duplicated = layer(steps, symbols)
-    expected = cgk_prime_oracle(steps.numpy(), symbols.numpy(), layer.table.numpy(),
-                                float(layer.threshold))
+    expected = cgk_prime_oracle(
+        steps.numpy(), symbols.numpy(), layer.table.numpy(), float(layer.threshold)
+    )
     np.testing.assert_array_equal(walked.numpy(), expected)
     assert not duplicated[0, 5:].any()  # padding is written once
 
@@ -66,10 +65,11 @@ def algorithm_4_oracle(walked_x, walked_y, symbols_x, distance, table, threshold
             break
         twice = table[symbol, j] >= threshold
         if twice:  # remove the second copy; later positions move left
-            changed = np.concatenate([walked_x[:j + 1], walked_x[j + 2:],
-                                      np.zeros_like(walked_x[:1])])
+            changed = np.concatenate(
+                [walked_x[: j + 1], walked_x[j + 2 :], np.zeros_like(walked_x[:1])]
+            )
         else:  # insert a second copy; later positions move right, the last drops
-            changed = np.concatenate([walked_x[:j + 1], walked_x[j:]])[:length]
+            changed = np.concatenate([walked_x[: j + 1], walked_x[j:]])[:length]
         if loss(changed) < current:
             threshold += eps if twice else -eps
             table[symbol, j] += -eta if twice else eta
@@ -89,8 +89,15 @@ def test_hash_update_equals_algorithm_4(seed):
     table_before, threshold_before = layer.table.numpy().copy(), float(layer.threshold)
     layer.learn_from_pairs(walked[:1], walked[1:], symbols[:1], distance, 0.01, 0.1)
     table, threshold = algorithm_4_oracle(
-        walked[0].numpy(), walked[1].numpy(), symbols[0].numpy(), 3.0, table_before,
-        threshold_before, 0.01, 0.1)
+        walked[0].numpy(),
+        walked[1].numpy(),
+        symbols[0].numpy(),
+        3.0,
+        table_before,
+        threshold_before,
+        0.01,
+        0.1,
+    )
     np.testing.assert_allclose(layer.table.numpy(), table, atol=1e-6)
     assert float(layer.threshold) == pytest.approx(threshold, abs=1e-6)
     assert not np.array_equal(table, table_before)  # the case exercises an update
@@ -124,7 +131,8 @@ def test_losses_match_seed_000_formulas():
     # d_H: (a,p) 0.5, (a,n) 2.0, (p,n) 2.5
     assert float(PairAbsoluteLoss()(embeddings, distances)) == pytest.approx(0.5 + 1.0 + 0.5)
     assert float(HalfSquaredTripletLoss()(embeddings, distances)) == pytest.approx(
-        max(0.0, 0.5 - 2.0 + (3.0 - 1.0)))
+        max(0.0, 0.5 - 2.0 + (3.0 - 1.0))
+    )
 
 
 # ------------------------------------------------------------- estimator
@@ -135,8 +143,7 @@ def test_phases_change_training_and_output_dimension(strings):
     phase_123 = GRUEmbedder(**SMALL).fit(strings)
     assert untrained.history_ == []
     assert [entry["phase"] for entry in phase_123.history_] == [1, 1, 2, 2, 3, 3]
-    assert [("insertion_loss" in entry) for entry in phase_123.history_] == [False] * 4 + [
-        True] * 2
+    assert [("insertion_loss" in entry) for entry in phase_123.history_] == [False] * 4 + [True] * 2
     m = untrained.max_length_
     assert phase_12.n_features_out_ == m * 3 and phase_123.n_features_out_ == 2 * m * 3
     outputs = [e.transform(strings) for e in (untrained, phase_1, phase_12)]
@@ -152,8 +159,11 @@ def test_phase_3_learns_hash_table_and_threshold(strings):
     after = GRUEmbedder(**SMALL, phases=(3,), threshold_lr=0.01).fit(strings)
     assert before.threshold_ == pytest.approx(0.5)
     assert after.threshold_ != pytest.approx(0.5)
-    assert before.hash_table_.shape == after.hash_table_.shape == (
-        after.alphabet_.n_symbols, 2 * after.max_length_)
+    assert (
+        before.hash_table_.shape
+        == after.hash_table_.shape
+        == (after.alphabet_.n_symbols, 2 * after.max_length_)
+    )
     assert not np.allclose(before.hash_table_, after.hash_table_)
     assert all(np.isfinite(entry["insertion_loss"]) for entry in after.history_)
     frozen = GRUEmbedder(**SMALL, phases=(3,), threshold_lr=0.0, hash_lr=0.0).fit(strings)
@@ -165,8 +175,9 @@ def test_phase_3_beats_phases_1_2_and_identity_on_hard_cases():
     train_set = make_hard_cases(100, length=40, random_state=1)
     test = make_hard_cases(100, length=40, random_state=0)
     exact = pairwise_distances(test.query, test.base)
-    params = dict(hidden_size=32, n_step_components=8, epochs_per_phase=5, n_neighbors=20,
-                  random_state=0)
+    params = dict(
+        hidden_size=32, n_step_components=8, epochs_per_phase=5, n_neighbors=20, random_state=0
+    )
 
     def recall(embedder):
         embedder.fit(train_set.query + train_set.base)
@@ -175,8 +186,10 @@ def test_phase_3_beats_phases_1_2_and_identity_on_hard_cases():
 
     with_phase_3 = recall(GRUEmbedder(**params))
     without = recall(GRUEmbedder(**params, phases=(1, 2)))
-    as_codes = [np.frombuffer("".join(s).encode(), np.uint8).reshape(len(s), -1)
-                for s in (test.query, test.base)]
+    as_codes = [
+        np.frombuffer("".join(s).encode(), np.uint8).reshape(len(s), -1)
+        for s in (test.query, test.base)
+    ]
     identity = top_k_recall(exact, cdist(*as_codes, "hamming"), k=1, n_candidates=1)
     assert with_phase_3 > without + 0.1
     assert with_phase_3 > identity + 0.1
@@ -185,8 +198,7 @@ def test_phase_3_beats_phases_1_2_and_identity_on_hard_cases():
 def test_epochs_per_phase_per_entry_and_validation(strings):
     embedder = GRUEmbedder(**{**SMALL, "epochs_per_phase": (1, 3)}, phases=(2, 1)).fit(strings)
     assert [entry["phase"] for entry in embedder.history_] == [2, 1, 1, 1]
-    for phases, message in [((1, 1), "distinct"), ((4,), "among 1, 2 and 3"),
-                            ((True,), "among")]:
+    for phases, message in [((1, 1), "distinct"), ((4,), "among 1, 2 and 3"), ((True,), "among")]:
         with pytest.raises(ValueError, match=message):
             GRUEmbedder(**SMALL, phases=phases).fit(strings)
     with pytest.raises(ValueError, match="one per phase"):
@@ -256,8 +268,9 @@ def test_insertion_loss_is_eq_8():
     module = GRUModule(n_symbols=5, max_length=10, hidden_size=4, n_step_components=2)
     module.attach_cgk()
     inputs = torch.randint(1, 5, (6, 10))
-    net = HashLearningNet(module, criterion=PairAbsoluteLoss, inputs=inputs,
-                          threshold_lr=0.0, hash_lr=0.0, lr=0.0).initialize()
+    net = HashLearningNet(
+        module, criterion=PairAbsoluteLoss, inputs=inputs, threshold_lr=0.0, hash_lr=0.0, lr=0.0
+    ).initialize()
     net.module_.eval()
     net._device_inputs = inputs
     indices = torch.tensor([[0, 1, 2], [3, 4, 5]])
@@ -266,10 +279,16 @@ def test_insertion_loss_is_eq_8():
         walked = net.module_(inputs[indices.reshape(-1)]).reshape(2, 3, 20, 2)
         steps = net.module_.steps(inputs[indices.reshape(-1)]).reshape(2, 3, -1)
     pairs = ((0, 1, 0), (0, 2, 1), (1, 2, 2))
-    expected = np.mean([
-        ((0.5 * ((walked[:, x] - walked[:, y]) ** 2).sum((-1, -2)) - distances[:, c]).abs()
-         - (0.5 * ((steps[:, x] - steps[:, y]) ** 2).sum(-1) - distances[:, c]).abs()).mean()
-        for x, y, c in pairs])
+    expected = np.mean(
+        [
+            (
+                (0.5 * ((walked[:, x] - walked[:, y]) ** 2).sum((-1, -2)) - distances[:, c]).abs()
+                - (0.5 * ((steps[:, x] - steps[:, y]) ** 2).sum(-1) - distances[:, c]).abs()
+            ).mean()
+            for x, y, c in pairs
+        ]
+    )
     positions, _ = net.module_.cgk.walk(inputs[indices.reshape(-1)])
-    assert net._insertion_loss(walked, positions.reshape(2, 3, -1), distances,
-                               pairs) == pytest.approx(float(expected), rel=1e-5)
+    assert net._insertion_loss(
+        walked, positions.reshape(2, 3, -1), distances, pairs
+    ) == pytest.approx(float(expected), rel=1e-5)

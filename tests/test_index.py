@@ -24,8 +24,7 @@ from sklearn_ed.index import (
 
 FAISS_INDEXES = [FlatIndex, HNSWIndex, IVFIndex]
 # NNDescent compiles numba code for tens of seconds on first use.
-ALGORITHMS = ["brute", "hnsw", "ivf",
-              pytest.param("nndescent", marks=pytest.mark.slow)]
+ALGORITHMS = ["brute", "hnsw", "ivf", pytest.param("nndescent", marks=pytest.mark.slow)]
 
 
 def symbol_hamming_top_k(queries, base, k):
@@ -81,8 +80,9 @@ def test_asking_for_every_item_is_exact(index_class, metric):
 def test_range_search_returns_items_within_threshold(index_class):
     rng = np.random.default_rng(2)
     base, queries = rng.integers(0, 4, size=(400, 8)), rng.integers(0, 4, size=(10, 8))
-    index = index_class("hamming", n_symbols=4, **({"n_probe": 1000} if index_class is IVFIndex
-                                                   else {})).add(base)
+    index = index_class(
+        "hamming", n_symbols=4, **({"n_probe": 1000} if index_class is IVFIndex else {})
+    ).add(base)
     distances = (queries[:, None, :] != base[None]).sum(axis=2)
     found = index.range_search(queries, 4)
     for row, hits in enumerate(found):
@@ -117,8 +117,13 @@ def test_index_rejects_bad_input():
     with pytest.raises(ValueError, match="filter_algorithm must be"):
         resolve_algorithm("annoy", embedding_spec(FunctionTransformer()), 10, 2)
     with pytest.raises(ValueError, match="index_params"):
-        make_index("hnsw", embedding_spec(FunctionTransformer()), n_items=10, n_features=2,
-                   params={"n_probe": 3})
+        make_index(
+            "hnsw",
+            embedding_spec(FunctionTransformer()),
+            n_items=10,
+            n_features=2,
+            params={"n_probe": 3},
+        )
 
 
 def test_auto_scans_small_bases_and_picks_by_code_width():
@@ -126,8 +131,10 @@ def test_auto_scans_small_bases_and_picks_by_code_width():
     spec = embedding_spec(cgk)
     assert resolve_algorithm("auto", spec, 1_000, 3000) == "brute"
     assert resolve_algorithm("auto", spec, 1_000_000, 3000) == "brute"
-    assert resolve_algorithm("auto", embedding_spec(CGKEmbedder().fit(["ab"])),
-                             5_000_000, 30) == "hnsw"
+    assert (
+        resolve_algorithm("auto", embedding_spec(CGKEmbedder().fit(["ab"])), 5_000_000, 30)
+        == "hnsw"
+    )
     dense = embedding_spec(FunctionTransformer())
     assert resolve_algorithm("auto", dense, 10_000, 128) == "brute"
     assert resolve_algorithm("auto", dense, 1_000_000, 128) == "hnsw"
@@ -137,13 +144,22 @@ def test_auto_scans_small_bases_and_picks_by_code_width():
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_all_candidates_equal_brute_force_for_every_index(families, algorithm):
     strings, _ = families
-    exact = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=5,
-                                  n_candidates=len(strings), filter_algorithm="brute")
-    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=5,
-                                   n_candidates=len(strings), filter_algorithm=algorithm)
+    exact = FilterRefineNeighbors(
+        CGKEmbedder(random_state=0),
+        n_neighbors=5,
+        n_candidates=len(strings),
+        filter_algorithm="brute",
+    )
+    search = FilterRefineNeighbors(
+        CGKEmbedder(random_state=0),
+        n_neighbors=5,
+        n_candidates=len(strings),
+        filter_algorithm=algorithm,
+    )
     queries = strings[::7] + ["", "ACGT"]
-    for got, expected in zip(search.fit(strings).kneighbors(queries),
-                             exact.fit(strings).kneighbors(queries)):
+    for got, expected in zip(
+        search.fit(strings).kneighbors(queries), exact.fit(strings).kneighbors(queries)
+    ):
         np.testing.assert_array_equal(got, expected)
 
 
@@ -151,26 +167,47 @@ def test_all_candidates_equal_brute_force_for_every_index(families, algorithm):
 def test_concurrent_queries_equal_serial_queries(families, algorithm):
     strings, labels = families
     queries = [s[::-1] for s in strings] + strings
-    classifier = FilterRefineClassifier(CGKEmbedder(random_state=0), n_neighbors=3,
-                                        n_candidates=15, filter_algorithm=algorithm,
-                                        random_state=0).fit(strings, labels)
-    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3,
-                                   n_candidates=15, filter_algorithm=algorithm,
-                                   random_state=0).fit(strings)
-    calls = [lambda: search.kneighbors(queries), lambda: classifier.predict(queries),
-             lambda: search.radius_neighbors(queries, radius=6, sort_results=True)]
+    classifier = FilterRefineClassifier(
+        CGKEmbedder(random_state=0),
+        n_neighbors=3,
+        n_candidates=15,
+        filter_algorithm=algorithm,
+        random_state=0,
+    ).fit(strings, labels)
+    search = FilterRefineNeighbors(
+        CGKEmbedder(random_state=0),
+        n_neighbors=3,
+        n_candidates=15,
+        filter_algorithm=algorithm,
+        random_state=0,
+    ).fit(strings)
+    calls = [
+        lambda: search.kneighbors(queries),
+        lambda: classifier.predict(queries),
+        lambda: search.radius_neighbors(queries, radius=6, sort_results=True),
+    ]
     serial = [call() for call in calls]
     with ThreadPoolExecutor(max_workers=4) as pool:
         futures = [pool.submit(calls[i % 3]) for i in range(12)]
         results = [future.result() for future in futures]
     for i, result in enumerate(results):
         expected = serial[i % 3]
-        flat_result = np.concatenate([np.concatenate(part) if part.dtype == object else
-                                      part.ravel() for part in np.atleast_1d(result)]
-                                     if isinstance(result, tuple) else [result])
-        flat_expected = np.concatenate([np.concatenate(part) if part.dtype == object else
-                                        part.ravel() for part in np.atleast_1d(expected)]
-                                       if isinstance(expected, tuple) else [expected])
+        flat_result = np.concatenate(
+            [
+                np.concatenate(part) if part.dtype == object else part.ravel()
+                for part in np.atleast_1d(result)
+            ]
+            if isinstance(result, tuple)
+            else [result]
+        )
+        flat_expected = np.concatenate(
+            [
+                np.concatenate(part) if part.dtype == object else part.ravel()
+                for part in np.atleast_1d(expected)
+            ]
+            if isinstance(expected, tuple)
+            else [expected]
+        )
         np.testing.assert_array_equal(flat_result, flat_expected)
 
 
@@ -178,11 +215,13 @@ def test_partial_fit_equals_fit_on_everything(families):
     strings, labels = families
     first, second = strings[:70], strings[70:]
     embedder = CGKEmbedder(max_length=60, random_state=0)
-    grown = FilterRefineClassifier(embedder, n_neighbors=4, n_candidates=20,
-                                   filter_algorithm="brute").fit(first, labels[:70])
+    grown = FilterRefineClassifier(
+        embedder, n_neighbors=4, n_candidates=20, filter_algorithm="brute"
+    ).fit(first, labels[:70])
     grown.partial_fit(second, labels[70:])
-    whole = FilterRefineClassifier(embedder, n_neighbors=4, n_candidates=20,
-                                   filter_algorithm="brute").fit(strings, labels)
+    whole = FilterRefineClassifier(
+        embedder, n_neighbors=4, n_candidates=20, filter_algorithm="brute"
+    ).fit(strings, labels)
     # Same data-independent walk and alphabet: the two embedders are the same.
     np.testing.assert_array_equal(grown.embedder_.walk_bits_, whole.embedder_.walk_bits_)
     queries = [s[1:] for s in strings]
@@ -215,9 +254,13 @@ def test_partial_fit_bad_input(families):
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_pickled_estimator_answers_the_same(families, algorithm):
     strings, _ = families
-    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3,
-                                   n_candidates=10, filter_algorithm=algorithm,
-                                   random_state=0).fit(strings)
+    search = FilterRefineNeighbors(
+        CGKEmbedder(random_state=0),
+        n_neighbors=3,
+        n_candidates=10,
+        filter_algorithm=algorithm,
+        random_state=0,
+    ).fit(strings)
     restored = pickle.loads(pickle.dumps(search))
     for got, expected in zip(restored.kneighbors(strings), search.kneighbors(strings)):
         np.testing.assert_array_equal(got, expected)
@@ -226,8 +269,9 @@ def test_pickled_estimator_answers_the_same(families, algorithm):
 def test_pipeline_ending_in_cgk_is_indexed_like_cgk(families):
     strings, _ = families
     upper = FunctionTransformer(lambda X: [s.upper() for s in X])
-    piped = FilterRefineNeighbors(make_pipeline(upper, CGKEmbedder(random_state=0)),
-                                  n_candidates=10).fit(strings)
+    piped = FilterRefineNeighbors(
+        make_pipeline(upper, CGKEmbedder(random_state=0)), n_candidates=10
+    ).fit(strings)
     bare = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_candidates=10).fit(strings)
     assert piped.embedding_metric_ == "hamming"
     assert piped.index_.n_features == bare.index_.n_features
@@ -244,8 +288,9 @@ def test_unknown_filter_algorithm_and_undeclared_codes(families):
         embedding_metric = "hamming"
 
     with pytest.raises(ValueError, match="transform_symbols"):
-        FilterRefineNeighbors(CodesWithoutSymbols(lambda X: np.zeros((len(X), 3))),
-                              metric="levenshtein").fit(strings)
+        FilterRefineNeighbors(
+            CodesWithoutSymbols(lambda X: np.zeros((len(X), 3))), metric="levenshtein"
+        ).fit(strings)
 
 
 @pytest.mark.parametrize("radius", [np.nan, np.inf, -1.0])
@@ -301,8 +346,7 @@ def test_inner_product_distances_are_negated_products(index_class):
     index = index_class("inner_product").add(base)
     distances, indices = index.search(queries, 200)
     np.testing.assert_array_equal(indices[:, 0], products.argmax(axis=1))
-    np.testing.assert_allclose(distances, -np.sort(products, axis=1)[:, ::-1], rtol=1e-4,
-                               atol=1e-4)
+    np.testing.assert_allclose(distances, -np.sort(products, axis=1)[:, ::-1], rtol=1e-4, atol=1e-4)
     flat = FlatIndex("inner_product").add(base)
     for row, hits in enumerate(flat.range_search(queries, -1.0)):
         # float32 products: only pairs within rounding of the threshold may differ

@@ -14,10 +14,13 @@ from sklearn_ed.metrics import (
     top_k_recall,
 )
 
-EXACT = np.array([[1.0, 2.0, 3.0, 4.0, 5.0],
-                  [5.0, 4.0, 3.0, 2.0, 1.0]])
-EMBEDDED = np.array([[0.1, 0.3, 0.2, 0.5, 0.4],   # embedding order: 0, 2, 1, 4, 3
-                     [0.1, 0.2, 0.3, 0.4, 0.5]])  # embedding order: 0, 1, 2, 3, 4
+EXACT = np.array([[1.0, 2.0, 3.0, 4.0, 5.0], [5.0, 4.0, 3.0, 2.0, 1.0]])
+EMBEDDED = np.array(
+    [
+        [0.1, 0.3, 0.2, 0.5, 0.4],  # embedding order: 0, 2, 1, 4, 3
+        [0.1, 0.2, 0.3, 0.4, 0.5],
+    ]
+)  # embedding order: 0, 1, 2, 3, 4
 
 
 def test_top_k_recall_hand_computed():
@@ -46,8 +49,9 @@ def test_ties_in_exact_distance_count_for_any_tied_item():
 
 def test_approximation_error_fits_on_training_pairs():
     train_exact, train_embedded = [1.0, 2.0, 3.0], [2.0, 4.0, 6.0]  # g(d) = d / 2
-    error = approximation_error([2.0, 4.0], [4.0, 12.0], fit_exact=train_exact,
-                                fit_embedding=train_embedded)
+    error = approximation_error(
+        [2.0, 4.0], [4.0, 12.0], fit_exact=train_exact, fit_embedding=train_embedded
+    )
     assert error == pytest.approx((0 / 2 + 2 / 4) / 2)
     quadratic = approximation_error([1.0, 2.0, 3.0], [1.0, 4.0, 9.0], degree=2)
     assert quadratic == pytest.approx(0.0, abs=1e-9)
@@ -75,14 +79,24 @@ def test_scorers_rank_a_real_embedding_above_a_scrambled_one(families):
 
 def test_scorers_in_grid_search_for_embedder_and_search(families):
     strings, _ = families
-    grid = GridSearchCV(CGKEmbedder(random_state=0), {"n_repetitions": [1, 3]}, cv=3,
-                        scoring={"recall": make_top_k_recall_scorer(k=3, n_candidates=0.1),
-                                 "speedup": make_exact_distance_speedup_scorer(k=3)},
-                        refit="recall", n_jobs=2).fit(strings)
+    grid = GridSearchCV(
+        CGKEmbedder(random_state=0),
+        {"n_repetitions": [1, 3]},
+        cv=3,
+        scoring={
+            "recall": make_top_k_recall_scorer(k=3, n_candidates=0.1),
+            "speedup": make_exact_distance_speedup_scorer(k=3),
+        },
+        refit="recall",
+        n_jobs=2,
+    ).fit(strings)
     assert set(grid.cv_results_) >= {"mean_test_recall", "mean_test_speedup"}
     search_grid = GridSearchCV(
         FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3),
-        {"n_candidates": [3, 1.0]}, cv=3, scoring=make_top_k_recall_scorer(k=3)).fit(strings)
+        {"n_candidates": [3, 1.0]},
+        cv=3,
+        scoring=make_top_k_recall_scorer(k=3),
+    ).fit(strings)
     scores = search_grid.cv_results_["mean_test_score"]
     assert scores[1] == 1.0 and scores[0] < 1.0  # every candidate: exact search
     assert search_grid.best_params_ == {"n_candidates": 1.0}
@@ -94,8 +108,10 @@ def test_recall_curve_display_draws_one_line_per_embedder(families):
 
     matplotlib.use("Agg")
     strings, _ = families
-    embedders = {name: CGKEmbedder(variant, random_state=0).fit(strings)
-                 for name, variant in (("CGK", "cgk"), ("CGK'", "cgk_prime"))}
+    embedders = {
+        name: CGKEmbedder(variant, random_state=0).fit(strings)
+        for name, variant in (("CGK", "cgk"), ("CGK'", "cgk_prime"))
+    }
     display = RecallCurveDisplay.from_estimator(embedders, strings[:10], strings[10:], k=5)
     assert set(display.lines_) == {"CGK", "CGK'"}
     assert display.ax_.get_ylabel() == "top-5 recall"

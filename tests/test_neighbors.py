@@ -3,8 +3,8 @@ import warnings
 import numpy as np
 import pytest
 from scipy import sparse
-from sklearn.cluster import DBSCAN
 from sklearn.base import clone
+from sklearn.cluster import DBSCAN
 from sklearn.exceptions import NotFittedError
 from sklearn.manifold import TSNE
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, KNeighborsTransformer
@@ -38,8 +38,9 @@ def words():
 
 @pytest.mark.parametrize("variant", ["cgk", "cgk_prime"])
 def test_all_candidates_equals_exact_brute_force(words, variant):
-    search = FilterRefineNeighbors(CGKEmbedder(variant, random_state=0), n_neighbors=7,
-                                   n_candidates=len(words)).fit(words)
+    search = FilterRefineNeighbors(
+        CGKEmbedder(variant, random_state=0), n_neighbors=7, n_candidates=len(words)
+    ).fit(words)
     queries = words[:20] + ["", "abba", "bbbbbbbb"]
     distances, indices = search.kneighbors(queries)
     expected_distances, expected_indices = brute_force(queries, words, 7)
@@ -58,8 +59,9 @@ def test_fraction_one_equals_brute_force_and_excludes_self(words):
 
 def test_returned_distances_are_exact_with_few_candidates(families):
     strings, _ = families
-    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3,
-                                   n_candidates=10).fit(strings)
+    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3, n_candidates=10).fit(
+        strings
+    )
     distances, indices = search.kneighbors(strings[:15])
     exact = pairwise_distances(strings[:15], strings)
     np.testing.assert_array_equal(distances, np.take_along_axis(exact, indices, axis=1))
@@ -69,8 +71,9 @@ def test_returned_distances_are_exact_with_few_candidates(families):
 def test_filter_finds_most_true_neighbors_with_few_candidates(families):
     """CGK candidates beat random candidates at the same budget."""
     strings, labels = families
-    search = FilterRefineNeighbors(CGKEmbedder(n_repetitions=3, random_state=0),
-                                   n_neighbors=5, n_candidates=12).fit(strings)
+    search = FilterRefineNeighbors(
+        CGKEmbedder(n_repetitions=3, random_state=0), n_neighbors=5, n_candidates=12
+    ).fit(strings)
     indices = search.kneighbors(return_distance=False)
     same_family = (labels[indices] == labels[:, None]).mean()
     assert same_family > 0.9  # random candidates would give about 12/120 * 5/5 = 0.1
@@ -89,8 +92,9 @@ def test_radius_with_infinite_blowup_is_exact(words):
 
 def test_radius_results_are_verified_subset(families):
     strings, _ = families
-    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), radius=4, radius_blowup=2.0,
-                                   random_state=0).fit(strings)
+    search = FilterRefineNeighbors(
+        CGKEmbedder(random_state=0), radius=4, radius_blowup=2.0, random_state=0
+    ).fit(strings)
     exact = pairwise_distances(strings, strings)
     distances, indices = search.radius_neighbors()
     found = total = 0
@@ -111,8 +115,11 @@ def test_graphs_have_kneighbors_transformer_format(words):
     graph = transformer.fit_transform(words)
     assert sparse.issparse(graph) and graph.shape == (60, 60)
     assert (np.diff(graph.indptr) == 4).all()  # n_neighbors + 1 in distance mode
-    connectivity = FilterRefineTransformer(mode="connectivity", n_neighbors=3,
-                                           random_state=0).fit(words).transform(words)
+    connectivity = (
+        FilterRefineTransformer(mode="connectivity", n_neighbors=3, random_state=0)
+        .fit(words)
+        .transform(words)
+    )
     assert (np.diff(connectivity.indptr) == 3).all() and (connectivity.data == 1).all()
     search = FilterRefineNeighbors(radius=1, radius_blowup=np.inf).fit(words)
     radius_graph = search.radius_neighbors_graph(mode="distance")
@@ -120,15 +127,19 @@ def test_graphs_have_kneighbors_transformer_format(words):
 
 
 def test_transformer_feeds_dbscan_and_tsne():
-    groups = [["colour", "color", "colr", "coluor"], ["banana", "bananas", "banan", "bannana"],
-              ["orange", "oranges", "orang", "ornge"]]
+    groups = [
+        ["colour", "color", "colr", "coluor"],
+        ["banana", "bananas", "banan", "bannana"],
+        ["orange", "oranges", "orang", "ornge"],
+    ]
     strings = [word for group in groups for word in group]
     graph = FilterRefineTransformer(n_neighbors=3, random_state=0).fit_transform(strings)
     labels = DBSCAN(eps=2, min_samples=3, metric="precomputed").fit_predict(graph)
     np.testing.assert_array_equal(labels, np.repeat([0, 1, 2], 4))
     wider = FilterRefineTransformer(n_neighbors=4, random_state=0).fit_transform(strings)
     exact_graph = KNeighborsTransformer(n_neighbors=4, metric="precomputed").fit_transform(
-        pairwise_distances(strings))
+        pairwise_distances(strings)
+    )
     tsne = TSNE(metric="precomputed", init="random", perplexity=1, random_state=0)
     embedding = tsne.fit_transform(wider)
     np.testing.assert_allclose(embedding, clone(tsne).fit_transform(exact_graph))
@@ -149,15 +160,19 @@ def test_classifier_and_regressor_vote_like_sklearn(families):
         zero = np.isinf(w).any(axis=1)
         w[zero] = np.isinf(w[zero])
         expected_proba = np.zeros((len(test), len(np.unique(labels))))
-        np.add.at(expected_proba, (np.repeat(np.arange(len(test)), 5),
-                                   labels[train][indices].ravel()), w.ravel())
+        np.add.at(
+            expected_proba,
+            (np.repeat(np.arange(len(test)), 5), labels[train][indices].ravel()),
+            w.ravel(),
+        )
         expected_proba /= expected_proba.sum(axis=1, keepdims=True)
-        clf = FilterRefineClassifier(n_neighbors=5, n_candidates=1.0, weights=weights,
-                                     ties="index", random_state=0).fit(train_strings,
-                                                                       labels[train])
+        clf = FilterRefineClassifier(
+            n_neighbors=5, n_candidates=1.0, weights=weights, ties="index", random_state=0
+        ).fit(train_strings, labels[train])
         np.testing.assert_allclose(clf.predict_proba(test_strings), expected_proba)
-        reg = FilterRefineRegressor(n_neighbors=5, n_candidates=1.0, weights=weights,
-                                    ties="index", random_state=0).fit(train_strings, target)
+        reg = FilterRefineRegressor(
+            n_neighbors=5, n_candidates=1.0, weights=weights, ties="index", random_state=0
+        ).fit(train_strings, target)
         expected = (target[indices] * w).sum(axis=1) / w.sum(axis=1)
         np.testing.assert_allclose(reg.predict(test_strings), expected)
 
@@ -166,21 +181,25 @@ def test_distance_weights_follow_sklearn_on_tie_free_data():
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(50, 3)), rng.integers(0, 3, size=50)
     for weights in ("uniform", "distance"):
-        ours = FilterRefineClassifier(metric="euclidean", n_neighbors=5, n_candidates=1.0,
-                                      weights=weights).fit(X, y)
+        ours = FilterRefineClassifier(
+            metric="euclidean", n_neighbors=5, n_candidates=1.0, weights=weights
+        ).fit(X, y)
         reference = KNeighborsClassifier(5, weights=weights).fit(X, y)
-        np.testing.assert_allclose(ours.predict_proba(X[:20] + 0.01),
-                                   reference.predict_proba(X[:20] + 0.01))
-        ours_reg = FilterRefineRegressor(metric="euclidean", n_neighbors=5, n_candidates=1.0,
-                                         weights=weights).fit(X, y.astype(float))
+        np.testing.assert_allclose(
+            ours.predict_proba(X[:20] + 0.01), reference.predict_proba(X[:20] + 0.01)
+        )
+        ours_reg = FilterRefineRegressor(
+            metric="euclidean", n_neighbors=5, n_candidates=1.0, weights=weights
+        ).fit(X, y.astype(float))
         reference_reg = KNeighborsRegressor(5, weights=weights).fit(X, y.astype(float))
         np.testing.assert_allclose(ours_reg.predict(X[:20]), reference_reg.predict(X[:20]))
 
 
 def test_classifier_predicts_families(families):
     strings, labels = families
-    clf = FilterRefineClassifier(CGKEmbedder(random_state=0), n_neighbors=3,
-                                 n_candidates=20).fit(strings, labels)
+    clf = FilterRefineClassifier(CGKEmbedder(random_state=0), n_neighbors=3, n_candidates=20).fit(
+        strings, labels
+    )
     assert clf.score(strings, labels) > 0.95
     assert (clf.predict() == labels).mean() > 0.9  # leave-one-out with X=None
 
@@ -196,8 +215,9 @@ def test_callable_metric_on_vectors_with_custom_embedder():
         manhattan_calls.append(1)
         return float(np.abs(x - y).sum())
 
-    search = FilterRefineNeighbors(PCA(n_components=3), metric=manhattan, n_neighbors=2,
-                                   n_candidates=5).fit(X)
+    search = FilterRefineNeighbors(
+        PCA(n_components=3), metric=manhattan, n_neighbors=2, n_candidates=5
+    ).fit(X)
     manhattan_calls.clear()
     distances, indices = search.kneighbors(X[:4])
     assert len(manhattan_calls) == 4 * 5  # the callable only sees the candidates
@@ -205,18 +225,29 @@ def test_callable_metric_on_vectors_with_custom_embedder():
 
 
 # ----------------------------------------------------------------- bad input
-@pytest.mark.parametrize("estimator", [
-    FilterRefineNeighbors(), FilterRefineTransformer(), FilterRefineClassifier(),
-    FilterRefineRegressor(), CGKEmbedder(),
-])
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        FilterRefineNeighbors(),
+        FilterRefineTransformer(),
+        FilterRefineClassifier(),
+        FilterRefineRegressor(),
+        CGKEmbedder(),
+    ],
+)
 def test_single_string_is_rejected(estimator):
     with pytest.raises(ValueError, match=r"single string.*Wrap it in a list"):
         estimator.fit("ACGT") if not hasattr(estimator, "predict") else estimator.fit("ACGT", [0])
 
 
-@pytest.mark.parametrize("bad, error, index", [
-    (None, ValueError, 1), (float("nan"), ValueError, 1), (3, TypeError, 1),
-])
+@pytest.mark.parametrize(
+    "bad, error, index",
+    [
+        (None, ValueError, 1),
+        (float("nan"), ValueError, 1),
+        (3, TypeError, 1),
+    ],
+)
 def test_non_string_items_name_their_index(bad, error, index):
     with pytest.raises(error, match=rf"X\[{index}\]"):
         FilterRefineNeighbors().fit(["ab", bad, "cd"])
@@ -239,15 +270,16 @@ def test_empty_strings_are_valid():
 
 
 def test_unseen_characters_and_long_queries_are_handled():
-    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=1,
-                                   random_state=0).fit(["abc", "abd", "xyz"])
+    search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=1, random_state=0).fit(
+        ["abc", "abd", "xyz"]
+    )
     with pytest.warns(UserWarning, match="longer than max_length=3"):
-        distances, indices = search.kneighbors(["\u00e9abc\U0001F600"])
+        distances, indices = search.kneighbors(["\u00e9abc\U0001f600"])
     assert indices[0, 0] == 0 and distances[0, 0] == 2  # exact metric sees the whole query
     default = FilterRefineNeighbors(n_neighbors=1).fit(["abc", "abd", "xyz"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # q-gram profiles have no length limit
-        distances, indices = default.kneighbors(["\u00e9abc\U0001F600"])
+        distances, indices = default.kneighbors(["\u00e9abc\U0001f600"])
     assert indices[0, 0] == 0 and distances[0, 0] == 2
 
 
@@ -301,9 +333,13 @@ def test_nndescent_filter_agrees_with_brute_filter(families):
     strings, _ = families
     results = {}
     for algorithm in ("brute", "nndescent"):
-        search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3,
-                                       n_candidates=30, filter_algorithm=algorithm,
-                                       random_state=0).fit(strings)
+        search = FilterRefineNeighbors(
+            CGKEmbedder(random_state=0),
+            n_neighbors=3,
+            n_candidates=30,
+            filter_algorithm=algorithm,
+            random_state=0,
+        ).fit(strings)
         results[algorithm] = search.kneighbors(strings)
         excluded = search.kneighbors(return_distance=False)
         assert not (excluded == np.arange(len(strings))[:, None]).any()

@@ -27,8 +27,9 @@ EMBEDDERS = [
     None,
     CGKEmbedder("cgk_prime", n_repetitions=2, random_state=0),
     CNNEDEmbedder(n_components=8, n_layers=3, max_epochs=1, n_neighbors=5, random_state=0),
-    GRUEmbedder(n_step_components=2, hidden_size=4, epochs_per_phase=1, n_neighbors=5,
-                random_state=0),
+    GRUEmbedder(
+        n_step_components=2, hidden_size=4, epochs_per_phase=1, n_neighbors=5, random_state=0
+    ),
     FastMapEmbedder(n_components=3, random_state=0),
 ]
 
@@ -52,13 +53,13 @@ def _assert_same(got, expected):
 @pytest.mark.parametrize("algorithm", ["brute", "hnsw", "ivf"])
 def test_save_load_answers_like_the_original(families, tmp_path, embedder, algorithm):
     strings, labels = families
-    search = FilterRefineNeighbors(embedder, n_neighbors=3, n_candidates=12,
-                                   filter_algorithm=algorithm, random_state=0).fit(strings)
+    search = FilterRefineNeighbors(
+        embedder, n_neighbors=3, n_candidates=12, filter_algorithm=algorithm, random_state=0
+    ).fit(strings)
     restored = load(search.save(tmp_path / "search"))
     queries = [s[2:] for s in strings]
     _assert_same(_answers(restored, queries), _answers(search, queries))
-    _assert_same(_answers(pickle.loads(pickle.dumps(restored)), queries),
-                 _answers(search, queries))
+    _assert_same(_answers(pickle.loads(pickle.dumps(restored)), queries), _answers(search, queries))
 
 
 def test_supervised_and_numeric_estimators_round_trip(families, tmp_path):
@@ -71,25 +72,28 @@ def test_supervised_and_numeric_estimators_round_trip(families, tmp_path):
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(60, 4)), np.repeat([0, 1, 2], 20)
     learner = ClusterMetricLearner().fit(X, y)
-    np.testing.assert_array_equal(load(save(learner, tmp_path / "cml")).transform(X),
-                                  learner.transform(X))
-    triplet = TripletMinedEmbedder(metric="euclidean", n_components=2, n_neighbors=3,
-                                   max_epochs=2, random_state=0).fit(X)
-    np.testing.assert_array_equal(load(save(triplet, tmp_path / "tri")).transform(X),
-                                  triplet.transform(X))
+    np.testing.assert_array_equal(
+        load(save(learner, tmp_path / "cml")).transform(X), learner.transform(X)
+    )
+    triplet = TripletMinedEmbedder(
+        metric="euclidean", n_components=2, n_neighbors=3, max_epochs=2, random_state=0
+    ).fit(X)
+    np.testing.assert_array_equal(
+        load(save(triplet, tmp_path / "tri")).transform(X), triplet.transform(X)
+    )
 
 
-@pytest.mark.parametrize("embedder", [QGramEmbedder(), CGKEmbedder(random_state=0)],
-                         ids=["qgram", "cgk"])
+@pytest.mark.parametrize(
+    "embedder", [QGramEmbedder(), CGKEmbedder(random_state=0)], ids=["qgram", "cgk"]
+)
 def test_exact_search_round_trips(families, tmp_path, embedder):
     strings, _ = families
-    search = FilterRefineNeighbors(embedder, n_neighbors=3, n_candidates=3,
-                                   exact=True).fit(strings)
+    search = FilterRefineNeighbors(embedder, n_neighbors=3, n_candidates=3, exact=True).fit(strings)
     queries = [s[::2] for s in strings]
-    _assert_same(_answers(load(search.save(tmp_path / "exact")), queries),
-                 _answers(search, queries))
-    _assert_same(_answers(pickle.loads(pickle.dumps(search)), queries),
-                 _answers(search, queries))
+    _assert_same(
+        _answers(load(search.save(tmp_path / "exact")), queries), _answers(search, queries)
+    )
+    _assert_same(_answers(pickle.loads(pickle.dumps(search)), queries), _answers(search, queries))
 
 
 def test_exact_dtw_round_trips(tmp_path):
@@ -97,13 +101,15 @@ def test_exact_dtw_round_trips(tmp_path):
 
     metric = make_dtw_metric(window=0.2)
     series = list(np.random.default_rng(0).normal(size=(30, 12)).cumsum(axis=1))
-    search = FilterRefineNeighbors(FastMapEmbedder(metric=metric, n_components=2,
-                                                   random_state=0),
-                                   metric=metric, n_neighbors=2, n_candidates=2,
-                                   exact=True).fit(series)
+    search = FilterRefineNeighbors(
+        FastMapEmbedder(metric=metric, n_components=2, random_state=0),
+        metric=metric,
+        n_neighbors=2,
+        n_candidates=2,
+        exact=True,
+    ).fit(series)
     for restored in (pickle.loads(pickle.dumps(search)), load(save(search, tmp_path / "d"))):
-        for got, expected in zip(restored.kneighbors(series[:5]),
-                                 search.kneighbors(series[:5])):
+        for got, expected in zip(restored.kneighbors(series[:5]), search.kneighbors(series[:5])):
             np.testing.assert_array_equal(got, expected)
 
 
@@ -139,8 +145,11 @@ def test_manifest_naming_foreign_code_is_refused(saved):
     manifest_path = os.path.join(saved, "manifest.json")
     with open(manifest_path) as file:
         manifest = json.load(file)
-    manifest["tree"] = {"kind": "object", "class": "os.system", "state": {"kind": "value",
-                                                                         "value": None}}
+    manifest["tree"] = {
+        "kind": "object",
+        "class": "os.system",
+        "state": {"kind": "value", "value": None},
+    }
     with open(manifest_path, "w") as file:
         json.dump(manifest, file)
     with pytest.raises(ValueError, match="refusing to load class 'os.system'"):
@@ -153,7 +162,8 @@ def test_manifest_naming_foreign_code_is_refused(saved):
 
 def test_objects_outside_the_libraries_cannot_be_saved(families, tmp_path):
     strings, _ = families
-    search = FilterRefineNeighbors(FunctionTransformer(lambda X: np.zeros((len(X), 2))),
-                                   n_candidates=5).fit(strings)
+    search = FilterRefineNeighbors(
+        FunctionTransformer(lambda X: np.zeros((len(X), 2))), n_candidates=5
+    ).fit(strings)
     with pytest.raises(TypeError, match="Use pickle"):
         save(search, tmp_path / "lambda")

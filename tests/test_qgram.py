@@ -15,7 +15,7 @@ from sklearn_ed.metrics import make_top_k_recall_scorer
 
 
 def _qgrams(string, q):
-    return [string[i:i + q] for i in range(len(string) - q + 1)]
+    return [string[i : i + q] for i in range(len(string) - q + 1)]
 
 
 def test_profiles_count_the_q_grams():
@@ -75,19 +75,21 @@ def test_filter_refine_with_q_grams_finds_the_exact_neighbors(families):
 
 def test_all_candidates_equal_brute_force(families):
     strings, _ = families
-    search = FilterRefineNeighbors(QGramEmbedder(q=4), n_neighbors=4,
-                                   n_candidates=len(strings)).fit(strings)
-    brute = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=4,
-                                  n_candidates=len(strings)).fit(strings)
-    for got, expected in zip(search.kneighbors(strings + ["", "zzz"]),
-                             brute.kneighbors(strings + ["", "zzz"])):
+    search = FilterRefineNeighbors(
+        QGramEmbedder(q=4), n_neighbors=4, n_candidates=len(strings)
+    ).fit(strings)
+    brute = FilterRefineNeighbors(
+        CGKEmbedder(random_state=0), n_neighbors=4, n_candidates=len(strings)
+    ).fit(strings)
+    for got, expected in zip(
+        search.kneighbors(strings + ["", "zzz"]), brute.kneighbors(strings + ["", "zzz"])
+    ):
         np.testing.assert_array_equal(got, expected)
 
 
 def test_sparse_index_search_and_range_search_match_dense_cosine():
     base = sparse.random(300, 40, density=0.2, random_state=0, format="csr", dtype=np.float32)
-    queries = sparse.random(12, 40, density=0.3, random_state=1, format="csr",
-                            dtype=np.float32)
+    queries = sparse.random(12, 40, density=0.3, random_state=1, format="csr", dtype=np.float32)
     index = SparseCosineIndex().add(base[:200]).add(base[200:])
     dense_base = base.toarray() / np.maximum(np.linalg.norm(base.toarray(), axis=1), 1e-30)[:, None]
     dense_queries = queries.toarray() / np.linalg.norm(queries.toarray(), axis=1)[:, None]
@@ -102,13 +104,18 @@ def test_sparse_index_search_and_range_search_match_dense_cosine():
 
 def test_q_grams_in_pipeline_and_grid_search(families):
     strings, labels = families
-    classifier = make_pipeline(FunctionTransformer(lambda X: [s.lower() for s in X]),
-                               FilterRefineClassifier(QGramEmbedder(), n_neighbors=3))
+    classifier = make_pipeline(
+        FunctionTransformer(lambda X: [s.lower() for s in X]),
+        FilterRefineClassifier(QGramEmbedder(), n_neighbors=3),
+    )
     grid = GridSearchCV(classifier, {"filterrefineclassifier__embedder__q": [2, 3]}, cv=3)
     assert grid.fit(strings, labels).best_score_ > 0.9
-    scored = GridSearchCV(FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3),
-                          {"embedder__weighting": ["binary", "tfidf"]}, cv=3,
-                          scoring=make_top_k_recall_scorer(k=3)).fit(strings)
+    scored = GridSearchCV(
+        FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3),
+        {"embedder__weighting": ["binary", "tfidf"]},
+        cv=3,
+        scoring=make_top_k_recall_scorer(k=3),
+    ).fit(strings)
     assert scored.best_score_ > 0.5
 
 

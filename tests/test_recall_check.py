@@ -6,17 +6,15 @@ import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_ed import (CGKEmbedder, FilterRefineClassifier, FilterRefineNeighbors,
-                        QGramEmbedder)
+from sklearn_ed import CGKEmbedder, FilterRefineClassifier, FilterRefineNeighbors, QGramEmbedder
 from sklearn_ed.datasets import make_genome_reads
 from sklearn_ed.distances import pairwise_distances
 
 
 @pytest.fixture(scope="module")
 def reads():
-    """1,500 reads of 150-250 bp from 6 kbp of a real genome (coverage 50): held-out queries last."""
-    data = make_genome_reads(1700, read_length=(150, 250), genome_length=6_000,
-                             random_state=0)
+    """1,500 reads of 150-250 bp from 6 kbp of a real genome (coverage 50), queries last."""
+    data = make_genome_reads(1700, read_length=(150, 250), genome_length=6_000, random_state=0)
     strings = np.array(data.data, dtype=object)
     base, queries = strings[:1500], strings[1500:]
     return base, queries, pairwise_distances(queries, base, n_jobs=2)
@@ -53,10 +51,12 @@ def test_auto_n_candidates_meets_the_target_on_held_out_queries(reads):
 
 def test_warning_fires_when_recall_is_below_target_only(reads):
     base, queries, exact = reads
-    with pytest.warns(UserWarning, match=r"estimated top-10 recall 0\.\d+ .* below "
-                                         r"target_recall=0.95; n_candidates=\d+ reaches it"):
-        low = FilterRefineNeighbors(n_neighbors=10, n_candidates=10,
-                                    random_state=0).fit(base)
+    with pytest.warns(
+        UserWarning,
+        match=r"estimated top-10 recall 0\.\d+ .* below "
+        r"target_recall=0.95; n_candidates=\d+ reaches it",
+    ):
+        low = FilterRefineNeighbors(n_neighbors=10, n_candidates=10, random_state=0).fit(base)
     distances, _ = low.kneighbors(queries)
     assert _top_k_recall(distances, exact, 10) < 0.95  # the warning was right
     with warnings.catch_warnings():
@@ -68,8 +68,9 @@ def test_warning_fires_when_recall_is_below_target_only(reads):
 def test_unreachable_target_says_what_to_change(reads):
     base, _, _ = reads
     with pytest.warns(UserWarning, match="use exact=True"):
-        FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=10,
-                              target_recall=1.0, random_state=0).fit(base)
+        FilterRefineNeighbors(
+            CGKEmbedder(random_state=0), n_neighbors=10, target_recall=1.0, random_state=0
+        ).fit(base)
 
 
 def test_small_base_is_searched_exactly():
@@ -137,8 +138,9 @@ def test_huge_finite_radius_returns_every_item(reads):
 
 
 def test_long_strings_warn_once_per_call_with_the_count():
-    search = FilterRefineNeighbors(CGKEmbedder(max_length=4, random_state=0),
-                                   n_neighbors=1, n_candidates=2).fit(["abcd", "abce", "wxyz"])
+    search = FilterRefineNeighbors(
+        CGKEmbedder(max_length=4, random_state=0), n_neighbors=1, n_candidates=2
+    ).fit(["abcd", "abce", "wxyz"])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         search.kneighbors(["abcdefgh"] * 30 + ["ab"] * 5, n_neighbors=1)
@@ -148,13 +150,11 @@ def test_long_strings_warn_once_per_call_with_the_count():
 
 def test_classifier_defaults_match_exact_knn(reads):
     base, queries, _ = reads
-    data = make_genome_reads(1700, read_length=(150, 250), genome_length=6_000,
-                             random_state=0)
+    data = make_genome_reads(1700, read_length=(150, 250), genome_length=6_000, random_state=0)
     origin = data.start // 1_500  # which quarter of the genome a read comes from
     default = FilterRefineClassifier(random_state=0).fit(base, origin[:1500])
     brute = FilterRefineClassifier(n_candidates=1.0).fit(base, origin[:1500])
-    assert abs(default.score(queries, origin[1500:]) - brute.score(queries, origin[1500:])) \
-        <= 0.01
+    assert abs(default.score(queries, origin[1500:]) - brute.score(queries, origin[1500:])) <= 0.01
 
 
 def test_a_fixed_candidate_count_is_estimated_at_that_count(reads):
@@ -163,14 +163,17 @@ def test_a_fixed_candidate_count_is_estimated_at_that_count(reads):
     counts, estimates, errors = search.recall_curve_.T
     assert 60 in counts
     at_60 = np.flatnonzero(counts == 60)[0]
-    assert (search.estimated_recall_, search.estimated_recall_se_) == (estimates[at_60],
-                                                                      errors[at_60])
+    assert (search.estimated_recall_, search.estimated_recall_se_) == (
+        estimates[at_60],
+        errors[at_60],
+    )
 
 
 def test_exact_search_does_not_warn_about_the_filter(reads):
     base, _, _ = reads
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        search = FilterRefineNeighbors(n_neighbors=10, n_candidates=10, exact=True,
-                                       random_state=0).fit(base)
+        search = FilterRefineNeighbors(
+            n_neighbors=10, n_candidates=10, exact=True, random_state=0
+        ).fit(base)
     assert search.estimated_recall_ < 0.95  # the filter alone; the answers are exact

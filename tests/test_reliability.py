@@ -10,38 +10,70 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import FunctionTransformer, make_pipeline
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_ed import (CGKEmbedder, FilterRefineClassifier, FilterRefineNeighbors,
-                        FilterRefineRegressor, GRUEmbedder, QGramEmbedder)
-from sklearn_ed.distances import (candidate_distances, pairwise_distances,
-                                  ragged_candidate_distances, symmetric_pairwise_distances)
+from sklearn_ed import (
+    CGKEmbedder,
+    FilterRefineClassifier,
+    FilterRefineNeighbors,
+    FilterRefineRegressor,
+    GRUEmbedder,
+    QGramEmbedder,
+)
+from sklearn_ed.distances import (
+    candidate_distances,
+    pairwise_distances,
+    ragged_candidate_distances,
+    symmetric_pairwise_distances,
+)
 from sklearn_ed.metrics import make_top_k_recall_scorer
 
-WORDS = ["kitten", "sitting", "mitten", "fitting", "smitten", "knitting", "bitten",
-         "written", "kitchen", "sitter"]
+WORDS = [
+    "kitten",
+    "sitting",
+    "mitten",
+    "fitting",
+    "smitten",
+    "knitting",
+    "bitten",
+    "written",
+    "kitchen",
+    "sitter",
+]
 
 
 def _containers(strings):
     """The same strings as a list and as pandas containers with unusual indexes."""
     shuffled = pd.Series(strings, index=np.random.default_rng(0).permutation(len(strings)))
     labelled = pd.Series(strings, index=[f"id{i}" for i in range(len(strings))])
-    return {"list": list(strings), "shuffled index": shuffled, "string index": labelled,
-            "DataFrame": pd.DataFrame({"text": strings}, index=shuffled.index)}
+    return {
+        "list": list(strings),
+        "shuffled index": shuffled,
+        "string index": labelled,
+        "DataFrame": pd.DataFrame({"text": strings}, index=shuffled.index),
+    }
 
 
 @pytest.mark.parametrize("container", ["shuffled index", "string index", "DataFrame"])
 def test_pandas_containers_are_read_by_position(container):
     expected = _containers(WORDS)["list"]
     given = _containers(WORDS)[container]
-    np.testing.assert_array_equal(pairwise_distances(given, given),
-                                  pairwise_distances(expected, expected))
-    np.testing.assert_array_equal(symmetric_pairwise_distances(given),
-                                  symmetric_pairwise_distances(expected))
+    np.testing.assert_array_equal(
+        pairwise_distances(given, given), pairwise_distances(expected, expected)
+    )
+    np.testing.assert_array_equal(
+        symmetric_pairwise_distances(given), symmetric_pairwise_distances(expected)
+    )
     candidates = np.array([[1, 2], [0, 3]])
-    np.testing.assert_array_equal(candidate_distances(given[:2], given, candidates),
-                                  candidate_distances(expected[:2], expected, candidates))
+    np.testing.assert_array_equal(
+        candidate_distances(given[:2], given, candidates),
+        candidate_distances(expected[:2], expected, candidates),
+    )
     found = ragged_candidate_distances(given[:2], given, [np.array([4]), np.array([])])
-    assert found[0].tolist() == ragged_candidate_distances(
-        expected[:2], expected, [np.array([4]), np.array([])])[0].tolist()
+    assert (
+        found[0].tolist()
+        == ragged_candidate_distances(expected[:2], expected, [np.array([4]), np.array([])])[
+            0
+        ].tolist()
+    )
     for embedder in (QGramEmbedder(), CGKEmbedder(random_state=0)):
         a = embedder.fit(given).transform(given)
         b = embedder.fit(expected).transform(expected)
@@ -51,25 +83,31 @@ def test_pandas_containers_are_read_by_position(container):
     for got, want in zip(search.kneighbors(given), reference.kneighbors(expected)):
         np.testing.assert_array_equal(got, want)
     labels = np.arange(len(WORDS)) % 2
-    assert (FilterRefineClassifier(n_neighbors=3).fit(given, labels).predict(given)
-            == FilterRefineClassifier(n_neighbors=3).fit(expected, labels)
-            .predict(expected)).all()
+    assert (
+        FilterRefineClassifier(n_neighbors=3).fit(given, labels).predict(given)
+        == FilterRefineClassifier(n_neighbors=3).fit(expected, labels).predict(expected)
+    ).all()
     scorer = make_top_k_recall_scorer(k=2, n_candidates=3)
-    assert scorer(QGramEmbedder().fit(given), given) == scorer(QGramEmbedder().fit(expected),
-                                                               expected)
+    assert scorer(QGramEmbedder().fit(given), given) == scorer(
+        QGramEmbedder().fit(expected), expected
+    )
 
 
 def test_grid_search_over_a_series_scores_every_fold():
     words = pd.Series(WORDS * 3, index=np.arange(30)[::-1] * 7)
-    grid = GridSearchCV(FilterRefineNeighbors(n_neighbors=2),
-                        {"n_candidates": [3, 30]}, cv=3,
-                        scoring=make_top_k_recall_scorer(k=2)).fit(words)
+    grid = GridSearchCV(
+        FilterRefineNeighbors(n_neighbors=2),
+        {"n_candidates": [3, 30]},
+        cv=3,
+        scoring=make_top_k_recall_scorer(k=2),
+    ).fit(words)
     assert np.isfinite(grid.cv_results_["mean_test_score"]).all()
     assert grid.cv_results_["mean_test_score"][1] == 1.0  # all candidates: exact
 
 
-@pytest.mark.parametrize("container", [set(WORDS), frozenset(WORDS), dict.fromkeys(WORDS),
-                                       dict.fromkeys(WORDS).keys()])
+@pytest.mark.parametrize(
+    "container", [set(WORDS), frozenset(WORDS), dict.fromkeys(WORDS), dict.fromkeys(WORDS).keys()]
+)
 def test_unordered_containers_are_rejected(container):
     with pytest.raises(TypeError, match="has no order"):
         pairwise_distances(container)
@@ -100,7 +138,8 @@ def test_lone_surrogates_and_combining_marks_are_strings_like_any_other():
         search = FilterRefineNeighbors(embedder, n_neighbors=2).fit(strings)
         distances, _ = search.kneighbors(["\udfff\ud800"])
         np.testing.assert_array_equal(
-            distances[0], np.sort(pairwise_distances(["\udfff\ud800"], strings)[0])[:2])
+            distances[0], np.sort(pairwise_distances(["\udfff\ud800"], strings)[0])[:2]
+        )
 
 
 def test_one_huge_training_string_does_not_widen_every_code():
@@ -145,19 +184,26 @@ def test_scorers_score_pipelines_as_their_last_step():
     bare = FilterRefineNeighbors(n_neighbors=2, n_candidates=30)
     assert scorer(pipeline.fit(words), words) == scorer(bare.fit(words), words) == 1.0
     embedder_pipeline = make_pipeline(lower, QGramEmbedder(q=2))
-    assert scorer(embedder_pipeline.fit(words), words) == \
-        scorer(QGramEmbedder(q=2).fit(words), words)
+    assert scorer(embedder_pipeline.fit(words), words) == scorer(
+        QGramEmbedder(q=2).fit(words), words
+    )
     rng = np.random.default_rng(0)
     strings = ["".join(rng.choice(list("abcd"), 8)) for _ in range(90)]
-    grid = GridSearchCV(make_pipeline(lower, FilterRefineNeighbors(CGKEmbedder(random_state=0),
-                                                                   n_neighbors=3)),
-                        {"filterrefineneighbors__n_candidates": [3, 60]}, cv=3,
-                        scoring=make_top_k_recall_scorer(k=3)).fit(strings)
-    bare_grid = GridSearchCV(FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3),
-                             {"n_candidates": [3, 60]}, cv=3,
-                             scoring=make_top_k_recall_scorer(k=3)).fit(strings)
-    np.testing.assert_array_equal(grid.cv_results_["mean_test_score"],
-                                  bare_grid.cv_results_["mean_test_score"])
+    grid = GridSearchCV(
+        make_pipeline(lower, FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3)),
+        {"filterrefineneighbors__n_candidates": [3, 60]},
+        cv=3,
+        scoring=make_top_k_recall_scorer(k=3),
+    ).fit(strings)
+    bare_grid = GridSearchCV(
+        FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3),
+        {"n_candidates": [3, 60]},
+        cv=3,
+        scoring=make_top_k_recall_scorer(k=3),
+    ).fit(strings)
+    np.testing.assert_array_equal(
+        grid.cv_results_["mean_test_score"], bare_grid.cv_results_["mean_test_score"]
+    )
     scores = grid.cv_results_["mean_test_score"]
     assert scores[0] < scores[1] == 1.0  # 60 candidates: every fitted item
 
@@ -176,8 +222,7 @@ def misspelt():
 
 @pytest.mark.parametrize("weights", ["uniform", "distance"])
 @pytest.mark.parametrize("exact", [False, True])
-def test_ties_include_makes_predictions_independent_of_training_order(misspelt, weights,
-                                                                      exact):
+def test_ties_include_makes_predictions_independent_of_training_order(misspelt, weights, exact):
     strings, labels, order = misspelt
     queries = strings[:100]
     params = dict(n_neighbors=5, weights=weights, exact=exact, random_state=0)
@@ -188,13 +233,16 @@ def test_ties_include_makes_predictions_independent_of_training_order(misspelt, 
     np.testing.assert_allclose(first.predict_proba(queries), shuffled.predict_proba(queries))
     np.testing.assert_allclose(first.predict_proba(queries).sum(axis=1), 1.0)
     regressor = FilterRefineRegressor(**params).fit(strings, labels.astype(float))
-    shuffled_regressor = FilterRefineRegressor(**params).fit(strings[order],
-                                                             labels[order].astype(float))
+    shuffled_regressor = FilterRefineRegressor(**params).fit(
+        strings[order], labels[order].astype(float)
+    )
     np.testing.assert_allclose(regressor.predict(queries), shuffled_regressor.predict(queries))
     if weights == "uniform":  # the order dependence "include" removes
         by_index = FilterRefineClassifier(ties="index", **params)
-        changed = np.mean(by_index.fit(strings, labels).predict(queries)
-                          != by_index.fit(strings[order], labels[order]).predict(queries))
+        changed = np.mean(
+            by_index.fit(strings, labels).predict(queries)
+            != by_index.fit(strings[order], labels[order]).predict(queries)
+        )
         assert changed > 0.05
 
 
@@ -203,15 +251,22 @@ def test_ties_include_shares_the_remaining_votes():
     # "aa": "ab", "ax" and "ay" all at distance 1: two votes shared by three items.
     np.testing.assert_allclose(clf.predict_proba(["aa"]), [[1 / 3, 2 / 3, 0.0]])
     by_index = FilterRefineClassifier(n_neighbors=2, ties="index").fit(
-        ["ab", "ax", "ay", "zz"], [0, 1, 1, 2])
+        ["ab", "ax", "ay", "zz"], [0, 1, 1, 2]
+    )
     np.testing.assert_allclose(by_index.predict_proba(["aa"]), [[0.5, 0.5, 0.0]])
 
 
 def test_neural_transform_is_thread_safe_and_leaves_the_estimator_alone():
     rng = np.random.default_rng(0)
     strings = ["".join(rng.choice(list("ACGT"), 40)) for _ in range(300)]
-    embedder = GRUEmbedder(n_step_components=3, hidden_size=8, epochs_per_phase=1,
-                           n_neighbors=10, n_train=60, random_state=0).fit(strings)
+    embedder = GRUEmbedder(
+        n_step_components=3,
+        hidden_size=8,
+        epochs_per_phase=1,
+        n_neighbors=10,
+        n_train=60,
+        random_state=0,
+    ).fit(strings)
     expected = embedder.transform(strings)
     before = {name: value.clone() for name, value in embedder.module_.state_dict().items()}
     with ThreadPoolExecutor(8) as pool:

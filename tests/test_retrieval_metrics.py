@@ -83,9 +83,7 @@ def test_exclude_self_on_a_square_matrix():
     # -> every level interpolates to 1/2.
     per_query_q4 = 0.5
     expected = (1 + 1 + 1 + 1 + per_query_q4) / 5
-    assert eleven_point_average_precision(D, labels, exclude_self=True) == pytest.approx(
-        expected
-    )
+    assert eleven_point_average_precision(D, labels, exclude_self=True) == pytest.approx(expected)
 
 
 def test_ties_are_broken_by_base_order():

@@ -7,8 +7,12 @@ import pytest
 import torch
 
 from sklearn_ed import FilterRefineClassifier, TripletMinedEmbedder
-from sklearn_ed.distances import symmetric_pairwise_distances
-from sklearn_ed.distances import get_metric, make_dtw_metric, pairwise_distances
+from sklearn_ed.distances import (
+    get_metric,
+    make_dtw_metric,
+    pairwise_distances,
+    symmetric_pairwise_distances,
+)
 from sklearn_ed.metrics import exact_distance_speedup
 from sklearn_ed.nn import top_k_neighbors
 from sklearn_ed.nn._metric_networks import Conv1dEmbeddingNet, MLPEmbeddingNet, TripletMarginLoss
@@ -63,11 +67,11 @@ def test_gaussian_positive_follows_s42_weights(toy):
     observed = _frequencies(lambda rng: draw_positives(distances, k, "gaussian", rng)[anchor], 12)
     kth = np.sort(np.delete(distances[anchor], anchor))[k - 1]
     sigma = kth / 3  # the k-th neighbor lies at 3 sigma
-    weights = np.exp(-distances[anchor] ** 2 / (2 * sigma ** 2))
+    weights = np.exp(-(distances[anchor] ** 2) / (2 * sigma**2))
     weights[anchor] = 0
     weights[distances[anchor] == distances[anchor].max()] = 0  # no farther negative
     _assert_close(observed, weights / weights.sum())
-    assert observed[np.argsort(distances[anchor])[1:k + 1]].sum() > 0.9
+    assert observed[np.argsort(distances[anchor])[1 : k + 1]].sum() > 0.9
 
 
 def test_positive_never_the_farthest_and_degenerate_anchor_dropped():
@@ -98,7 +102,8 @@ def test_random_negative_is_uniform_among_farther(toy):
     anchor, positives = 5, np.full(12, 6)
     positives[6] = 5
     observed = _frequencies(
-        lambda rng: draw_negatives(distances, positives, "random", rng)[anchor], 12)
+        lambda rng: draw_negatives(distances, positives, "random", rng)[anchor], 12
+    )
     farther = distances[anchor] > distances[anchor, 6]
     _assert_close(observed, farther / farther.sum())
 
@@ -109,10 +114,11 @@ def test_gaussian_negative_uses_anchor_positive_embedded_distance_as_3_sigma(toy
     positives = np.full(12, positive)
     positives[positive] = anchor
     observed = _frequencies(
-        lambda rng: draw_negatives(distances, positives, "gaussian", rng, embedding)[anchor], 12)
+        lambda rng: draw_negatives(distances, positives, "gaussian", rng, embedding)[anchor], 12
+    )
     embedded = np.linalg.norm(embedding - embedding[anchor], axis=1)
     sigma = embedded[positive] / 3
-    weights = np.exp(-embedded ** 2 / (2 * sigma ** 2))
+    weights = np.exp(-(embedded**2) / (2 * sigma**2))
     weights[distances[anchor] <= distances[anchor, positive]] = 0
     _assert_close(observed, weights / weights.sum())
 
@@ -120,8 +126,7 @@ def test_gaussian_negative_uses_anchor_positive_embedded_distance_as_3_sigma(toy
 def test_closest_negative_is_closest_farther_object_in_embedding(toy):
     distances, embedding = toy
     positives = draw_positives(distances, 3, "random", np.random.RandomState(0))
-    negatives = draw_negatives(distances, positives, "closest", np.random.RandomState(0),
-                               embedding)
+    negatives = draw_negatives(distances, positives, "closest", np.random.RandomState(0), embedding)
     for anchor in range(12):
         farther = np.flatnonzero(distances[anchor] > distances[anchor, positives[anchor]])
         embedded = np.linalg.norm(embedding[farther] - embedding[anchor], axis=1)
@@ -146,10 +151,22 @@ def test_completely_random_baseline(toy):
 
 def test_one_triplet_per_anchor_per_epoch_and_seeded(toy):
     distances, embedding = toy
-    first = mine_triplets(distances, positive="gaussian", negative="gaussian", n_neighbors=3,
-                          embedding=embedding, rng=np.random.RandomState(1))
-    again = mine_triplets(distances, positive="gaussian", negative="gaussian", n_neighbors=3,
-                          embedding=embedding, rng=np.random.RandomState(1))
+    first = mine_triplets(
+        distances,
+        positive="gaussian",
+        negative="gaussian",
+        n_neighbors=3,
+        embedding=embedding,
+        rng=np.random.RandomState(1),
+    )
+    again = mine_triplets(
+        distances,
+        positive="gaussian",
+        negative="gaussian",
+        n_neighbors=3,
+        embedding=embedding,
+        rng=np.random.RandomState(1),
+    )
     np.testing.assert_array_equal(first, again)
     assert sorted(first[:, 0]) == list(range(12))
 
@@ -160,11 +177,15 @@ def test_networks_and_loss():
     for module in (MLPEmbeddingNet(60, 4), Conv1dEmbeddingNet(3, 4, hidden_channels=8)):
         out = module.eval()(batch)
         assert out.shape == (5, 4) and (out > 0).all() and (out < 1).all()
-    linear = [layer.out_features for layer in MLPEmbeddingNet(60, 4).layers
-              if isinstance(layer, torch.nn.Linear)]
+    linear = [
+        layer.out_features
+        for layer in MLPEmbeddingNet(60, 4).layers
+        if isinstance(layer, torch.nn.Linear)
+    ]
     assert linear == [200, 100, 50, 4]
-    embeddings = torch.tensor([[[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]],
-                               [[0.0, 0.0], [2.0, 0.0], [1.0, 0.0]]])
+    embeddings = torch.tensor(
+        [[[0.0, 0.0], [1.0, 0.0], [3.0, 0.0]], [[0.0, 0.0], [2.0, 0.0], [1.0, 0.0]]]
+    )
     # max(0, 1 - 3 + 0.5) = 0 and max(0, 2 - 1 + 0.5) = 1.5: mean 0.75
     assert TripletMarginLoss(0.5)(embeddings).item() == pytest.approx(0.75, abs=1e-5)
     # per-triplet margins replace the constant: max(0, -2 + 2.5) = 0.5, max(0, 1 + 0) = 1
@@ -202,8 +223,9 @@ def test_training_distances_match_the_oracles():
     def absolute(x, y):
         return float(abs(np.sum(x) - np.sum(y)))
 
-    np.testing.assert_allclose(symmetric_pairwise_distances(series, absolute),
-                               pairwise_distances(series, metric=absolute))
+    np.testing.assert_allclose(
+        symmetric_pairwise_distances(series, absolute), pairwise_distances(series, metric=absolute)
+    )
 
 
 # ---------------------------------------------------------------- estimator
@@ -216,18 +238,25 @@ def walks():
 
 
 def _fast(**params):
-    defaults = dict(metric="dtw", n_components=4, n_neighbors=5, max_epochs=3,
-                    random_state=0)
+    defaults = dict(metric="dtw", n_components=4, n_neighbors=5, max_epochs=3, random_state=0)
     return TripletMinedEmbedder(**{**defaults, **params})
 
 
-@pytest.mark.parametrize("network, strategy", [
-    *[("mlp", strategy) for strategy in ["GR", "GG", "GC", "RR", "RG", "RC", "R"]],
-    ("conv1d", "GC"), ("conv1d", "RG")])
+@pytest.mark.parametrize(
+    "network, strategy",
+    [
+        *[("mlp", strategy) for strategy in ["GR", "GG", "GC", "RR", "RG", "RC", "R"]],
+        ("conv1d", "GC"),
+        ("conv1d", "RG"),
+    ],
+)
 def test_every_strategy_fits_and_is_reproducible(walks, network, strategy):
     names = {"G": "gaussian", "R": "random", "C": "closest"}
-    params = ({"mining": "random"} if strategy == "R" else
-              {"positive": names[strategy[0]], "negative": names[strategy[1]]})
+    params = (
+        {"mining": "random"}
+        if strategy == "R"
+        else {"positive": names[strategy[0]], "negative": names[strategy[1]]}
+    )
     distances = pairwise_distances(walks, metric="dtw")
     first = _fast(network=network, **params).fit(walks, train_distances=distances)
     out = first.transform(walks)
@@ -260,8 +289,9 @@ def test_training_improves_neighbor_retrieval(adaptive_margin):
     rng = np.random.RandomState(0)
     centres, widths = rng.uniform(4, 28, 80), rng.uniform(1, 4, 80)
     heights = rng.uniform(0.5, 2, 80)
-    bumps = heights[:, None] * np.exp(-(np.arange(32) - centres[:, None]) ** 2
-                                      / (2 * widths[:, None] ** 2))
+    bumps = heights[:, None] * np.exp(
+        -((np.arange(32) - centres[:, None]) ** 2) / (2 * widths[:, None] ** 2)
+    )
     distances = pairwise_distances(bumps, metric="dtw")
     exact = distances + np.diag(np.full(80, np.inf))
 
@@ -343,8 +373,9 @@ def test_feature_names_pandas_output_and_tags(walks):
 def test_filter_refine_with_all_candidates_equals_brute_force(walks):
     labels = np.repeat([0, 1, 2], 20)
     train, test = np.arange(60) % 3 != 0, np.arange(60) % 3 == 0
-    classifier = FilterRefineClassifier(_fast(max_epochs=2), metric="dtw", n_neighbors=3,
-                                        n_candidates=1.0)
+    classifier = FilterRefineClassifier(
+        _fast(max_epochs=2), metric="dtw", n_neighbors=3, n_candidates=1.0
+    )
     classifier.fit(walks[train], labels[train])
     _, indices = classifier.kneighbors(walks[test])
     exact = pairwise_distances(walks[test], walks[train], metric="dtw")
@@ -356,8 +387,7 @@ def test_filter_refine_with_all_candidates_equals_brute_force(walks):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 @pytest.mark.parametrize("network, negative", [("mlp", "gaussian"), ("conv1d", "closest")])
 def test_cuda_model_pickles_and_matches_on_cpu(walks, network, negative):
-    embedder = _fast(network=network, negative=negative, device="cuda",
-                     max_epochs=10).fit(walks)
+    embedder = _fast(network=network, negative=negative, device="cuda", max_epochs=10).fit(walks)
     on_gpu = embedder.transform(walks)
     assert next(embedder.module_.parameters()).device.type == "cpu"
     loaded = pickle.loads(pickle.dumps(embedder))

@@ -43,11 +43,15 @@ def parse_log(text):
         starts = [match.start() for match in re.finditer(r"-+", line)]
         header = _cells(lines[number - 1], starts)
         title = None
-        if number >= 3 and lines[number - 2] and set(lines[number - 2]) == {"-"} and \
-                not _RULE.match(lines[number - 2]):
+        if (
+            number >= 3
+            and lines[number - 2]
+            and set(lines[number - 2]) == {"-"}
+            and not _RULE.match(lines[number - 2])
+        ):
             title = lines[number - 3].strip()
         rows = []
-        for row in lines[number + 1:]:
+        for row in lines[number + 1 :]:
             if not row.strip() or _RULE.match(row) or set(row.strip()) <= {"-", "="}:
                 break
             rows.append(_cells(row, starts))
@@ -66,18 +70,30 @@ def _committed_in(path):
     """For logs written before the scripts printed their commit: the commit
     that added the file (the run used the code of that commit's parent)."""
     try:
-        found = subprocess.run(["git", "log", "-1", "--format=%h %cs", "--", path.name],
-                               cwd=path.parent, capture_output=True, text=True, check=True)
+        found = subprocess.run(
+            ["git", "log", "-1", "--format=%h %cs", "--", path.name],
+            cwd=path.parent,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     except (OSError, subprocess.CalledProcessError):
         return "not recorded"
     found = found.stdout.strip()
-    return f"not printed by this run; the log was committed in {found}" if found else \
-        "not recorded (the log is not committed yet)"
+    return (
+        f"not printed by this run; the log was committed in {found}"
+        if found
+        else "not recorded (the log is not committed yet)"
+    )
 
 
 def _list_table(header, rows, title=None, css_class="benchmark-table"):
-    out = [f".. list-table:: {_escape(title)}" if title else ".. list-table::",
-           "   :header-rows: 1", f"   :class: {css_class}", ""]
+    out = [
+        f".. list-table:: {_escape(title)}" if title else ".. list-table::",
+        "   :header-rows: 1",
+        f"   :class: {css_class}",
+        "",
+    ]
     for row in [header] + rows:
         out.append("   * - " + _escape(row[0]))
         out += ["     - " + _escape(cell) for cell in row[1:]]
@@ -129,13 +145,20 @@ class BenchmarkLog(Directive):
             lines += _provenance_table(name, shown)
         for table in tables:
             lines += _list_table(table["header"], table["rows"], table["title"])
-        depth = len(Path(self.state.document.current_source).relative_to(
-            RESULTS.parents[1] / "docs").parts) - 1
-        lines += [f"Raw output: :download:`{name} <{'../' * depth}../benchmarks/results/{name}>`",
-                  ""]
+        depth = (
+            len(
+                Path(self.state.document.current_source)
+                .relative_to(RESULTS.parents[1] / "docs")
+                .parts
+            )
+            - 1
+        )
+        lines += [
+            f"Raw output: :download:`{name} <{'../' * depth}../benchmarks/results/{name}>`",
+            "",
+        ]
         container = nodes.container(classes=["benchmark-log"])
-        self.state.nested_parse(StringList(lines, source=str(path)), self.content_offset,
-                                container)
+        self.state.nested_parse(StringList(lines, source=str(path)), self.content_offset, container)
         return [container]
 
 

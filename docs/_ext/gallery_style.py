@@ -7,8 +7,13 @@ above 10 pt on screen after that scaling.
 import matplotlib
 
 STYLE = {
-    "font.size": 14, "axes.titlesize": 14, "axes.labelsize": 14, "legend.fontsize": 13,
-    "xtick.labelsize": 13, "ytick.labelsize": 13, "figure.dpi": 100,
+    "font.size": 14,
+    "axes.titlesize": 14,
+    "axes.labelsize": 14,
+    "legend.fontsize": 13,
+    "xtick.labelsize": 13,
+    "ytick.labelsize": 13,
+    "figure.dpi": 100,
     # Room for every label: no clipped axis titles.
     "figure.autolayout": True,
 }

@@ -38,22 +38,33 @@ exact_seconds = time.perf_counter() - tic
 
 # %%
 # Filter and refine: embed with the network, refine 5 candidates with DTW.
-embedder = TripletMinedEmbedder(metric="dtw", network="mlp", n_components=16,
-                                positive="gaussian", negative="random", max_epochs=40,
-                                random_state=0)
+embedder = TripletMinedEmbedder(
+    metric="dtw",
+    network="mlp",
+    n_components=16,
+    positive="gaussian",
+    negative="random",
+    max_epochs=40,
+    random_state=0,
+)
 # Five candidates, fixed: the test accuracy below is the check of that budget.
-classifier = FilterRefineClassifier(embedder, metric="dtw", n_neighbors=1, n_candidates=5,
-                                    check_recall=False)
+classifier = FilterRefineClassifier(
+    embedder, metric="dtw", n_neighbors=1, n_candidates=5, check_recall=False
+)
 tic = time.perf_counter()
 classifier.fit(X_train, y_train)
 fit_seconds = time.perf_counter() - tic
 tic = time.perf_counter()
 filtered_accuracy = classifier.score(X_test, y_test)
 predict_seconds = time.perf_counter() - tic
-print(f"exact 1-NN DTW     : accuracy {exact_accuracy:.3f}, {len(X_train)} DTW per query, "
-      f"{exact_seconds:.2f} s")
-print(f"filter and refine  : accuracy {filtered_accuracy:.3f}, 5 DTW per query, "
-      f"fit {fit_seconds:.1f} s (training), predict {predict_seconds:.2f} s")
+print(
+    f"exact 1-NN DTW     : accuracy {exact_accuracy:.3f}, {len(X_train)} DTW per query, "
+    f"{exact_seconds:.2f} s"
+)
+print(
+    f"filter and refine  : accuracy {filtered_accuracy:.3f}, 5 DTW per query, "
+    f"fit {fit_seconds:.1f} s (training), predict {predict_seconds:.2f} s"
+)
 
 # %%
 # How well does the embedding rank the training series for each test query?

@@ -51,8 +51,10 @@ for label, word in enumerate(words):
             strings.append(string)
             labels.append(label)
 labels = np.array(labels)
-print(f"{len(strings)} strings in {len(words)} groups, e.g. "
-      f"{[s for s, y in zip(strings, labels) if y == 0][:6]}")
+print(
+    f"{len(strings)} strings in {len(words)} groups, e.g. "
+    f"{[s for s, y in zip(strings, labels) if y == 0][:6]}"
+)
 
 # %%
 # DBSCAN on the filter-and-refine graph
@@ -69,8 +71,10 @@ model = make_pipeline(graph, DBSCAN(metric="precomputed", eps=2.5, min_samples=2
 predicted = model.fit_predict(strings)
 
 n_clusters = predicted.max() + 1
-print(f"DBSCAN found {n_clusters} clusters, {np.mean(predicted == -1):.1%} noise; "
-      f"adjusted Rand index {adjusted_rand_score(labels, predicted):.3f}")
+print(
+    f"DBSCAN found {n_clusters} clusters, {np.mean(predicted == -1):.1%} noise; "
+    f"adjusted Rand index {adjusted_rand_score(labels, predicted):.3f}"
+)
 
 # %%
 # Against DBSCAN on the full matrix of exact distances
@@ -82,10 +86,14 @@ print(f"DBSCAN found {n_clusters} clusters, {np.mean(predicted == -1):.1%} noise
 full = pairwise_distances(strings)
 exact_model = DBSCAN(metric="precomputed", eps=2.5, min_samples=2)
 exact_predicted = exact_model.fit_predict(full)
-print(f"exact DBSCAN: {exact_predicted.max() + 1} clusters, adjusted Rand index "
-      f"{adjusted_rand_score(labels, exact_predicted):.3f}")
-print(f"agreement with the graph version (n_candidates_={model[0].n_candidates_} of "
-      f"{len(strings)}): {adjusted_rand_score(exact_predicted, predicted):.3f}")
+print(
+    f"exact DBSCAN: {exact_predicted.max() + 1} clusters, adjusted Rand index "
+    f"{adjusted_rand_score(labels, exact_predicted):.3f}"
+)
+print(
+    f"agreement with the graph version (n_candidates_={model[0].n_candidates_} of "
+    f"{len(strings)}): {adjusted_rand_score(exact_predicted, predicted):.3f}"
+)
 
 # %%
 # A t-SNE map from the same graph

@@ -54,8 +54,10 @@ def compare(title, train, query, base, **cnned_params):
     exact = pairwise_distances(query, base, n_jobs=-1)
     fit_start = time.perf_counter()
     cnned = CNNEDEmbedder(random_state=0, **cnned_params).fit(train)
-    print(f"{title}: {len(train)} training, {len(query)} queries, {len(base)} base; "
-          f"CNN-ED fit in {time.perf_counter() - fit_start:.1f} s")
+    print(
+        f"{title}: {len(train)} training, {len(query)} queries, {len(base)} base; "
+        f"CNN-ED fit in {time.perf_counter() - fit_start:.1f} s"
+    )
     cgk = CGKEmbedder(random_state=0).fit(base)
     embedded = {
         "CNN-ED": cdist(cnned.transform(query), cnned.transform(base)),
@@ -83,10 +85,10 @@ def compare(title, train, query, base, **cnned_params):
 # Genome reads: overlapping noisy reads of a real genome
 # -------------------------------------------------------
 reads = make_genome_reads(780, read_length=(250, 350), genome_length=2_500, random_state=0)
-train, query, base = train_query_base_split(reads.data, n_train=150, n_query=30,
-                                            random_state=0)
-cnned, exact, embedded = compare("reads", train, query, base, n_layers=6, n_neighbors=50,
-                                 max_epochs=20, lr=3e-3)
+train, query, base = train_query_base_split(reads.data, n_train=150, n_query=30, random_state=0)
+cnned, exact, embedded = compare(
+    "reads", train, query, base, n_layers=6, n_neighbors=50, max_epochs=20, lr=3e-3
+)
 plt.show()
 
 # %%
@@ -115,8 +117,15 @@ proteins = load_protein_benchmark()
 max_length = int(np.percentile([len(s) for s in proteins.base], 99))
 # The longest 1 % of proteins are truncated on purpose: the network stays small.
 warnings.filterwarnings("ignore", message=".*longer than max_length")
-compare("proteins", proteins.train, proteins.query[:100], proteins.base,
-        max_length=max_length, max_epochs=50, on_long_string="truncate")
+compare(
+    "proteins",
+    proteins.train,
+    proteins.query[:100],
+    proteins.base,
+    max_length=max_length,
+    max_epochs=50,
+    on_long_string="truncate",
+)
 plt.show()
 
 # %%
@@ -125,8 +134,14 @@ plt.show()
 # A 5,000-word dictionary (the most frequent English words), 100 codespell
 # misspellings as queries, CNN-ED trained on 300 dictionary words.
 words = load_spell_benchmark(n_base=5_000, n_query=100, n_train=300)
-compare("words", words.train, words.query, words.base,
-        max_length=max(map(len, words.base + words.query)), max_epochs=10)
+compare(
+    "words",
+    words.train,
+    words.query,
+    words.base,
+    max_length=max(map(len, words.base + words.query)),
+    max_epochs=10,
+)
 plt.show()
 
 # %%

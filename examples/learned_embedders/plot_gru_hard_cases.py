@@ -43,14 +43,15 @@ train_set = make_hard_cases(100, length=40, random_state=1)
 train = train_set.query + train_set.base
 exact = pairwise_distances(test.query, test.base)
 own = exact[np.arange(150)[:, None], 2 * np.arange(150)[:, None] + np.arange(2)]
-print(f"nearest base string is the shift for {np.mean(own[:, 0] < own[:, 1]):.0%} of the "
-      f"queries, the substitution for {np.mean(own[:, 0] > own[:, 1]):.0%}, tied for "
-      f"{np.mean(own[:, 0] == own[:, 1]):.0%}")
+print(
+    f"nearest base string is the shift for {np.mean(own[:, 0] < own[:, 1]):.0%} of the "
+    f"queries, the substitution for {np.mean(own[:, 0] > own[:, 1]):.0%}, tied for "
+    f"{np.mean(own[:, 0] == own[:, 1]):.0%}"
+)
 
 
 def top_1_recall(query_vectors, base_vectors, metric):
-    return top_k_recall(exact, cdist(query_vectors, base_vectors, metric), k=1,
-                        n_candidates=1)
+    return top_k_recall(exact, cdist(query_vectors, base_vectors, metric), k=1, n_candidates=1)
 
 
 # %%
@@ -59,14 +60,14 @@ def top_1_recall(query_vectors, base_vectors, metric):
 # The same network, seed and epochs; the second one adds Phase 3. After
 # Phase 3 the embedding holds 2 x 40 step vectors (the walk output) instead
 # of 40, and ``threshold_`` / ``hash_table_`` hold the learned walk.
-params = dict(hidden_size=32, n_step_components=8, epochs_per_phase=5, n_neighbors=20,
-              random_state=0)
+params = dict(
+    hidden_size=32, n_step_components=8, epochs_per_phase=5, n_neighbors=20, random_state=0
+)
 recall = {}
 for phases in [(1, 2), (1, 2, 3)]:
     gru = GRUEmbedder(phases=phases, **params).fit(train)
     name = "Phase " + "+".join(map(str, phases))
-    recall[name] = top_1_recall(gru.transform(test.query), gru.transform(test.base),
-                                "euclidean")
+    recall[name] = top_1_recall(gru.transform(test.query), gru.transform(test.base), "euclidean")
     print(f"{name}: {gru.n_features_out_} values per string, threshold {gru.threshold_}")
 
 # %%
@@ -80,11 +81,12 @@ for variant, name in [("cgk", "CGK"), ("cgk_prime", "CGK'")]:
     values = []
     for seed in range(5):
         cgk = CGKEmbedder(variant, random_state=seed).fit(test.base)
-        values.append(top_1_recall(cgk.transform(test.query), cgk.transform(test.base),
-                                   "hamming"))
+        values.append(top_1_recall(cgk.transform(test.query), cgk.transform(test.base), "hamming"))
     recall[name] = float(np.mean(values))
-codes = [np.frombuffer("".join(part).encode(), np.uint8).reshape(len(part), -1)
-         for part in (test.query, test.base)]
+codes = [
+    np.frombuffer("".join(part).encode(), np.uint8).reshape(len(part), -1)
+    for part in (test.query, test.base)
+]
 recall["Identity"] = top_1_recall(*codes, "hamming")
 for name, value in recall.items():
     print(f"{name:12s} {100 * value:5.1f} %")

@@ -52,15 +52,23 @@ base, queries = edges[order[:500]], edges[order[500:600]]
 # margin did best on digits.
 searches = {}
 for name, embedder in {
-    "TripletMined (RG)": TripletMinedEmbedder(metric=chamfer_on_images, n_components=16,
-                                              positive="random", negative="gaussian",
-                                              adaptive_margin=True, max_epochs=200,
-                                              lr=1e-2, n_neighbors=30, random_state=0),
+    "TripletMined (RG)": TripletMinedEmbedder(
+        metric=chamfer_on_images,
+        n_components=16,
+        positive="random",
+        negative="gaussian",
+        adaptive_margin=True,
+        max_epochs=200,
+        lr=1e-2,
+        n_neighbors=30,
+        random_state=0,
+    ),
     "FastMap": FastMapEmbedder(metric=chamfer_on_images, n_components=16, random_state=0),
 }.items():
     # C fixed at 25 to compare the embedders at one budget (no recall check).
-    searches[name] = FilterRefineNeighbors(embedder, metric=chamfer_on_images, n_neighbors=5,
-                                           n_candidates=25, check_recall=False).fit(base)
+    searches[name] = FilterRefineNeighbors(
+        embedder, metric=chamfer_on_images, n_neighbors=5, n_candidates=25, check_recall=False
+    ).fit(base)
 
 # %%
 # Left: the recall-item curve, the share of each query's 5 exact nearest
@@ -84,8 +92,7 @@ _, neighbors = searches["TripletMined (RG)"].kneighbors(queries[:4])
 grey_base, grey_queries = images[order[:500]], images[order[500:600]]
 right.axis("off")
 for row in range(4):
-    for column, image in enumerate([grey_queries[row]]
-                                   + [grey_base[i] for i in neighbors[row]]):
+    for column, image in enumerate([grey_queries[row]] + [grey_base[i] for i in neighbors[row]]):
         axis = fig.add_axes([0.55 + 0.07 * column, 0.7 - 0.2 * row, 0.06, 0.18])
         axis.imshow(image, cmap="gray_r")
         axis.set_xticks([])

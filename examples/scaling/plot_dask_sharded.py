@@ -31,8 +31,10 @@ from sklearn_ed.datasets import load_spell_benchmark
 bench = load_spell_benchmark(n_base=50_000, n_query=500, n_train=10)
 cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
 client = Client(cluster)
-print(f"{len(bench.base):,} words, {len(bench.query)} misspellings, "
-      f"{len(client.scheduler_info()['workers'])} workers")
+print(
+    f"{len(bench.base):,} words, {len(bench.query)} misspellings, "
+    f"{len(client.scheduler_info()['workers'])} workers"
+)
 
 # %%
 # Fit: one shard per worker
@@ -41,10 +43,13 @@ print(f"{len(bench.base):,} words, {len(bench.query)} misspellings, "
 # must equal an exact search in one process; with the default
 # ``n_candidates="auto"`` each shard checks its own recall at fit.
 start = time.perf_counter()
-search = ShardedFilterRefineNeighbors(n_neighbors=3, n_candidates=1.0, check_recall=False,
-                                      client=client).fit(bench.base)
-print(f"{search.n_shards_} shards of {search.shard_sizes_.tolist()} words, "
-      f"built in {time.perf_counter() - start:.1f} s; embedder: {search.embedder_}")
+search = ShardedFilterRefineNeighbors(
+    n_neighbors=3, n_candidates=1.0, check_recall=False, client=client
+).fit(bench.base)
+print(
+    f"{search.n_shards_} shards of {search.shard_sizes_.tolist()} words, "
+    f"built in {time.perf_counter() - start:.1f} s; embedder: {search.embedder_}"
+)
 
 # %%
 # Queries fan out, answers merge
@@ -61,11 +66,16 @@ for query, row in list(zip(bench.query, indices))[:3]:
 # One process with the same fitted embedder (``FrozenEstimator`` keeps it
 # from being refitted) and every item refined: identical distances and
 # indices, ties broken by index in both.
-local = FilterRefineNeighbors(FrozenEstimator(search.embedder_), n_neighbors=3,
-                              n_candidates=1.0, check_recall=False).fit(bench.base)
+local = FilterRefineNeighbors(
+    FrozenEstimator(search.embedder_), n_neighbors=3, n_candidates=1.0, check_recall=False
+).fit(bench.base)
 local_distances, local_indices = local.kneighbors(bench.query)
-print("same distances:", np.array_equal(distances, local_distances),
-      "| same indices:", np.array_equal(indices, local_indices))
+print(
+    "same distances:",
+    np.array_equal(distances, local_distances),
+    "| same indices:",
+    np.array_equal(indices, local_indices),
+)
 
 client.close()
 cluster.close()

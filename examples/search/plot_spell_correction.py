@@ -45,16 +45,20 @@ exact = pairwise_distances(bench.query, bench.base, n_jobs=-1)
 brute_time = time.perf_counter() - start
 brute = base[np.argmin(exact, axis=1)]
 brute_accuracy = np.mean(brute == truth)
-print(f"brute force: {brute_time:.2f} s, agrees with codespell for "
-      f"{brute_accuracy:.1%} of the misspellings")
+print(
+    f"brute force: {brute_time:.2f} s, agrees with codespell for "
+    f"{brute_accuracy:.1%} of the misspellings"
+)
 
 # %%
 # The nearest word is not always codespell's correction: some misspellings
 # are closer to another word, or tie with a more frequent one. No search can
 # do better than brute force on this measure.
 for i in np.flatnonzero(brute != truth)[:4]:
-    print(f"  {bench.query[i]!r}: nearest {brute[i]!r} "
-          f"(distance {exact[i].min()}), codespell {truth[i]!r}")
+    print(
+        f"  {bench.query[i]!r}: nearest {brute[i]!r} "
+        f"(distance {exact[i].min()}), codespell {truth[i]!r}"
+    )
 
 # %%
 # Filter and refine, with the defaults
@@ -72,14 +76,22 @@ start = time.perf_counter()
 distances, nearest = search.kneighbors(bench.query)
 query_time = time.perf_counter() - start
 corrected = base[nearest[:, 0]]
-print(f"{type(search.embedder_).__name__}, n_candidates_={search.n_candidates_}: "
-      f"fit {fit_time:.2f} s, queries {query_time:.2f} s")
-print(f"a nearest word found for {np.mean(distances[:, 0] == exact.min(axis=1)):.1%} "
-      "of the misspellings (top-1 recall)")
-print(f"the same word as brute force for {np.mean(corrected == brute):.1%}, "
-      f"as codespell for {np.mean(corrected == truth):.1%}")
-print(f"{brute_time / query_time:.0f}x faster than brute force per query, "
-      f"{brute_time / (fit_time + query_time):.1f}x including the fit")
+print(
+    f"{type(search.embedder_).__name__}, n_candidates_={search.n_candidates_}: "
+    f"fit {fit_time:.2f} s, queries {query_time:.2f} s"
+)
+print(
+    f"a nearest word found for {np.mean(distances[:, 0] == exact.min(axis=1)):.1%} "
+    "of the misspellings (top-1 recall)"
+)
+print(
+    f"the same word as brute force for {np.mean(corrected == brute):.1%}, "
+    f"as codespell for {np.mean(corrected == truth):.1%}"
+)
+print(
+    f"{brute_time / query_time:.0f}x faster than brute force per query, "
+    f"{brute_time / (fit_time + query_time):.1f}x including the fit"
+)
 
 # %%
 # A tie is where the two differ most: brute force takes the most frequent of
@@ -95,8 +107,10 @@ exact_search = FilterRefineNeighbors(n_neighbors=1, exact=True, n_jobs=-1).fit(b
 start = time.perf_counter()
 exact_nearest = exact_search.kneighbors(bench.query, return_distance=False)[:, 0]
 exact_time = time.perf_counter() - start
-print(f"exact=True: same word as brute force for "
-      f"{np.mean(base[exact_nearest] == brute):.1%}, in {exact_time:.2f} s")
+print(
+    f"exact=True: same word as brute force for "
+    f"{np.mean(base[exact_nearest] == brute):.1%}, in {exact_time:.2f} s"
+)
 
 # %%
 # Candidates against time
@@ -113,13 +127,18 @@ for n_candidates in counts:
     agreement.append(np.mean(base[nearest] == brute))
 
 fig, ax = plt.subplots(figsize=(7, 4))
-ax.plot([1000 * s / len(bench.query) for s in seconds], agreement, marker="o",
-        label="filter and refine")
+ax.plot(
+    [1000 * s / len(bench.query) for s in seconds], agreement, marker="o", label="filter and refine"
+)
 for n_candidates, x, y in zip(counts, seconds, agreement):
-    ax.annotate(f"C={n_candidates}", (1000 * x / len(bench.query), y),
-                xytext=(6, -14), textcoords="offset points", fontsize=12)
-ax.axvline(1000 * brute_time / len(bench.query), color="k", linestyle="--",
-           label="brute force")
+    ax.annotate(
+        f"C={n_candidates}",
+        (1000 * x / len(bench.query), y),
+        xytext=(6, -14),
+        textcoords="offset points",
+        fontsize=12,
+    )
+ax.axvline(1000 * brute_time / len(bench.query), color="k", linestyle="--", label="brute force")
 ax.set_xscale("log")
 ax.set_xlabel("milliseconds per misspelling (log scale)")
 ax.set_ylabel("same word as brute force")

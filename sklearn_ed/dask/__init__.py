@@ -11,8 +11,8 @@ try:
     import distributed  # noqa: F401
 except ImportError as error:  # pragma: no cover - the extra is missing
     raise ImportError(
-        "sklearn_ed.dask needs Dask's distributed scheduler: "
-        "pip install 'sklearn-ed[dask]'") from error
+        "sklearn_ed.dask needs Dask's distributed scheduler: pip install 'sklearn-ed[dask]'"
+    ) from error
 
 from ._classification import ShardedFilterRefineClassifier
 from ._regression import ShardedFilterRefineRegressor

@@ -34,17 +34,32 @@ class _ShardedBase(BaseEstimator):
     """Shared fit / kneighbors of the sharded estimators."""
 
     _parameter_constraints: dict = {
-        **{name: constraint
-           for name, constraint in FilterRefineNeighbors._parameter_constraints.items()
-           if name not in ("radius", "radius_blowup", "verbose")},
+        **{
+            name: constraint
+            for name, constraint in FilterRefineNeighbors._parameter_constraints.items()
+            if name not in ("radius", "radius_blowup", "verbose")
+        },
         "client": "no_validation",
         "n_shards": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, embedder="auto", *, metric="levenshtein", n_neighbors=5,
-                 n_candidates="auto", target_recall=0.95, check_recall=True,
-                 filter_algorithm="auto", index_params=None, exact=False, n_jobs=None,
-                 random_state=None, client=None, n_shards=None):
+    def __init__(
+        self,
+        embedder="auto",
+        *,
+        metric="levenshtein",
+        n_neighbors=5,
+        n_candidates="auto",
+        target_recall=0.95,
+        check_recall=True,
+        filter_algorithm="auto",
+        index_params=None,
+        exact=False,
+        n_jobs=None,
+        random_state=None,
+        client=None,
+        n_shards=None,
+    ):
         self.embedder = embedder
         self.metric = metric
         self.n_neighbors = n_neighbors
@@ -62,11 +77,18 @@ class _ShardedBase(BaseEstimator):
     # ------------------------------------------------------------------ fit
     def _shard_params(self):
         """The parameters every shard's FilterRefineNeighbors gets."""
-        return {"metric": self.metric, "n_neighbors": self.n_neighbors,
-                "n_candidates": self.n_candidates, "target_recall": self.target_recall,
-                "check_recall": self.check_recall, "filter_algorithm": self.filter_algorithm,
-                "index_params": self.index_params, "exact": self.exact,
-                "n_jobs": self.n_jobs, "random_state": self.random_state}
+        return {
+            "metric": self.metric,
+            "n_neighbors": self.n_neighbors,
+            "n_candidates": self.n_candidates,
+            "target_recall": self.target_recall,
+            "check_recall": self.check_recall,
+            "filter_algorithm": self.filter_algorithm,
+            "index_params": self.index_params,
+            "exact": self.exact,
+            "n_jobs": self.n_jobs,
+            "random_state": self.random_state,
+        }
 
     def _fit_shards(self, X, y=None):
         self._validate_params()  # here, not on every worker's shard
@@ -82,9 +104,17 @@ class _ShardedBase(BaseEstimator):
         self._partition_futures = partitions
         self._scattered_base = not _is_dask_collection(X)
         self._shards = [
-            client.submit(build_shard, params, embedder, part, int(offset),
-                          None if targets is None else targets[i], pure=False)
-            for i, (part, offset) in enumerate(zip(partitions, offsets))]
+            client.submit(
+                build_shard,
+                params,
+                embedder,
+                part,
+                int(offset),
+                None if targets is None else targets[i],
+                pure=False,
+            )
+            for i, (part, offset) in enumerate(zip(partitions, offsets))
+        ]
         self.shard_sizes_ = np.asarray(sizes, dtype=np.int64)
         self._offsets = offsets
         self._wait_for_shards(client)
@@ -98,8 +128,8 @@ class _ShardedBase(BaseEstimator):
             raise RuntimeError("The Dask client is closed; pass a running Client.")
         if not client.scheduler_info().get("workers"):
             raise RuntimeError(
-                "The Dask cluster has no workers; start some (cluster.scale(n)) and fit "
-                "again.")
+                "The Dask cluster has no workers; start some (cluster.scale(n)) and fit again."
+            )
         return client
 
     def _partitions(self, client, X, y):
@@ -108,38 +138,46 @@ class _ShardedBase(BaseEstimator):
             if y is not None:
                 raise TypeError(
                     "The supervised sharded estimators take X and y in memory; a Dask "
-                    "collection as the base is for ShardedFilterRefineNeighbors.")
+                    "collection as the base is for ShardedFilterRefineNeighbors."
+                )
             parts = [client.compute(part) for part in _delayed_partitions(X, self.n_shards)]
             sizes = client.gather([client.submit(shard_size, part) for part in parts])
             if not sum(sizes):
                 raise ValueError("The base holds no items; at least one is required.")
             return parts, sizes, None
         items = check_items(X, self._input_type, name="X")
-        n_shards = self.n_shards if self.n_shards is not None else \
-            len(client.scheduler_info()["workers"])
+        n_shards = (
+            self.n_shards if self.n_shards is not None else len(client.scheduler_info()["workers"])
+        )
         if n_shards > len(items):
             raise ValueError(
                 f"n_shards={n_shards} is more than the {len(items)} items of the base; "
-                "each shard needs at least one item.")
+                "each shard needs at least one item."
+            )
         if y is not None and len(y) != len(items):
-            raise ValueError(f"X has {len(items)} items but y has {len(y)} targets; one "
-                             "target per item is needed.")
+            raise ValueError(
+                f"X has {len(items)} items but y has {len(y)} targets; one "
+                "target per item is needed."
+            )
         bounds = np.linspace(0, len(items), n_shards + 1).astype(int)
         chunks = [items[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
-        targets = None if y is None else [y[start:stop]
-                                          for start, stop in zip(bounds[:-1], bounds[1:])]
+        targets = (
+            None if y is None else [y[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
+        )
         return client.scatter(chunks, hash=False), [len(chunk) for chunk in chunks], targets
 
     def _fit_embedder(self, client, first_partition, first_size):
         """Fit the embedder once, on a seeded sample of the first partition
         (drawn on its worker: only the sample travels)."""
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        sample = client.submit(sample_items, first_partition,
-                               min(first_size, EMBEDDER_SAMPLE_SIZE), seed).result()
+        sample = client.submit(
+            sample_items, first_partition, min(first_size, EMBEDDER_SAMPLE_SIZE), seed
+        ).result()
         # Only the embedder is kept: the sample's index and recall check are skipped.
         sample_search = FilterRefineNeighbors(
-            embedder=self.embedder, **{**self._shard_params(), "check_recall": False,
-                                       "n_neighbors": 1, "n_candidates": 1}).fit(sample)
+            embedder=self.embedder,
+            **{**self._shard_params(), "check_recall": False, "n_neighbors": 1, "n_candidates": 1},
+        ).fit(sample)
         return sample_search.embedder_
 
     def _wait_for_shards(self, client):
@@ -179,25 +217,32 @@ class _ShardedBase(BaseEstimator):
         check_is_fitted(self, "n_shards_")
         k = self.n_neighbors if n_neighbors is None else n_neighbors
         if not isinstance(k, Integral) or not 1 <= k <= self.n_samples_fit_:
-            raise ValueError(f"n_neighbors must be an integer in [1, {self.n_samples_fit_}], "
-                             f"got {k!r}.")
+            raise ValueError(
+                f"n_neighbors must be an integer in [1, {self.n_samples_fit_}], got {k!r}."
+            )
         if _is_dask_collection(X):
             return self._search_dask(X, k)
         queries = check_items(X, self._input_type, name="X")
         client = self._client()
-        results = [self._search_batch(client, queries[start:start + QUERY_BATCH_SIZE], k)
-                   for start in range(0, len(queries), QUERY_BATCH_SIZE)]
+        results = [
+            self._search_batch(client, queries[start : start + QUERY_BATCH_SIZE], k)
+            for start in range(0, len(queries), QUERY_BATCH_SIZE)
+        ]
         return _stack_rows(results)
 
     def _search_batch(self, client, queries, k):
         # Sent to one worker; the others fetch it from there (one hop each).
         batch = scatter_to_workers(client, queries)
-        partial = [client.submit(search_shard, shard, batch, k, pure=False)
-                   for shard in self._shards]
+        partial = [
+            client.submit(search_shard, shard, batch, k, pure=False) for shard in self._shards
+        ]
         while len(partial) > 1:  # a tree of pairwise merges
-            partial = [client.submit(merge_top_k, *partial[i:i + 2], k, pure=False)
-                       if i + 1 < len(partial) else partial[i]
-                       for i in range(0, len(partial), 2)]
+            partial = [
+                client.submit(merge_top_k, *partial[i : i + 2], k, pure=False)
+                if i + 1 < len(partial)
+                else partial[i]
+                for i in range(0, len(partial), 2)
+            ]
         return self._result(partial[0])
 
     def _result(self, future):
@@ -213,21 +258,23 @@ class _ShardedBase(BaseEstimator):
                 # Dask rebuilds a lost shard of a Dask collection from its
                 # partition; a scattered partition has nothing to rebuild from.
                 if self._scattered_base and any(
-                        part.status != "finished" for part in self._partition_futures):
+                    part.status != "finished" for part in self._partition_futures
+                ):
                     raise RuntimeError(self._lost_shards_message("lost")) from None
             except (FutureCancelledError, KilledWorker, CommClosedError, OSError) as error:
                 raise RuntimeError(self._lost_shards_message(type(error).__name__)) from error
 
     def _lost_shards_message(self, reason):
-        lost = [i for i, part in enumerate(self._partition_futures)
-                if part.status != "finished"]
+        lost = [i for i, part in enumerate(self._partition_futures) if part.status != "finished"]
         where = f"shards {lost}" if lost else "a shard"
-        return (f"{where} of the index were lost with their worker ({reason}) "
-                "and cannot be rebuilt: their items were scattered from this process, "
-                "which keeps no copy. To make the index survive lost workers, fit it on a "
-                "Dask collection (dask.bag.from_sequence(items, npartitions=...) or a "
-                "persisted dask array / dataframe column): Dask then rebuilds a lost "
-                "shard from its partition.")
+        return (
+            f"{where} of the index were lost with their worker ({reason}) "
+            "and cannot be rebuilt: their items were scattered from this process, "
+            "which keeps no copy. To make the index survive lost workers, fit it on a "
+            "Dask collection (dask.bag.from_sequence(items, npartitions=...) or a "
+            "persisted dask array / dataframe column): Dask then rebuilds a lost "
+            "shard from its partition."
+        )
 
     def _search_dask(self, X, k):
         import dask.array as da
@@ -235,15 +282,18 @@ class _ShardedBase(BaseEstimator):
         parts = [part.compute() for part in np.ravel(np.asarray(X.to_delayed(), dtype=object))]
         results = [self._search(part, k) for part in parts if len(part)]
         rows = tuple(len(result[0]) for result in results)
-        return tuple(None if part is None else
-                     da.from_array(part, chunks=(rows,) + part.shape[1:])
-                     for part in _stack_rows(results))
+        return tuple(
+            None if part is None else da.from_array(part, chunks=(rows,) + part.shape[1:])
+            for part in _stack_rows(results)
+        )
 
 
 def _stack_rows(results):
     """Batches of (distances, indices, targets) stacked along the queries."""
-    return tuple(None if results[0][part] is None else
-                 np.concatenate([result[part] for result in results]) for part in range(3))
+    return tuple(
+        None if results[0][part] is None else np.concatenate([result[part] for result in results])
+        for part in range(3)
+    )
 
 
 def _is_dask_collection(X):

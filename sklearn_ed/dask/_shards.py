@@ -81,8 +81,10 @@ def merge_top_k(left, right, n_neighbors):
     distances = np.hstack([left[0], right[0]])
     indices = np.hstack([left[1], right[1]])
     order = np.lexsort((indices, distances), axis=1)[:, :n_neighbors]
-    merged = (np.take_along_axis(distances, order, axis=1),
-              np.take_along_axis(indices, order, axis=1))
+    merged = (
+        np.take_along_axis(distances, order, axis=1),
+        np.take_along_axis(indices, order, axis=1),
+    )
     if left[2] is None:
         return (*merged, None)
     targets = np.concatenate([left[2], right[2]], axis=1)

@@ -29,8 +29,9 @@ higher frequency) equals query_correction.
 """
 
 
-def load_genome_reads_benchmark(n_base=50_000, n_query=1_000, n_train=1_000, random_state=0,
-                                genome_length=500_000):
+def load_genome_reads_benchmark(
+    n_base=50_000, n_query=1_000, n_train=1_000, random_state=0, genome_length=500_000
+):
     """Load the ``genome-reads-50k`` benchmark: noisy reads of a genome.
 
     ``n_train + n_query + n_base`` reads are simulated by
@@ -73,8 +74,9 @@ def load_genome_reads_benchmark(n_base=50_000, n_query=1_000, n_train=1_000, ran
     (50,)
     """
     rng = check_random_state(random_state)
-    reads = make_genome_reads(n_train + n_query + n_base, genome_length=genome_length,
-                              random_state=rng)
+    reads = make_genome_reads(
+        n_train + n_query + n_base, genome_length=genome_length, random_state=rng
+    )
     train, query, base, train_start, query_start, base_start = train_query_base_split(
         reads.data, reads.start, n_train=n_train, n_query=n_query, random_state=rng
     )

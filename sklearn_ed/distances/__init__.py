@@ -8,6 +8,7 @@ grey-level images (through their edge pixels). Add more with
 """
 
 from ._bounds import DTWBound, LevenshteinBound
+from ._candidates import candidate_distances, ragged_candidate_distances
 from ._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
 
 # The developer interface of sibling subpackages (not in __all__).
@@ -16,12 +17,7 @@ from ._dtw import DTW, make_dtw_metric
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
 from ._levenshtein import LEVENSHTEIN
-from ._pairwise import (
-    candidate_distances,
-    pairwise_distances,
-    ragged_candidate_distances,
-    symmetric_pairwise_distances,
-)
+from ._pairwise import pairwise_distances, symmetric_pairwise_distances
 from ._registry import Metric, available_metrics, declare_metric_input, get_metric, register_metric
 
 for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE):

@@ -39,9 +39,15 @@ def _numbered_qgram_keys(strings, alphabet, q):
     """
     symbols, offsets = alphabet.encode(strings)
     start_marker, end_marker = alphabet.n_symbols, alphabet.n_symbols + 1
-    indptr, codes, counts = qgram_counts(symbols, offsets, q,
-                                         qgram_code_base(alphabet.n_symbols + 2, q),
-                                         start_marker, end_marker, n_markers=q - 1)
+    indptr, codes, counts = qgram_counts(
+        symbols,
+        offsets,
+        q,
+        qgram_code_base(alphabet.n_symbols + 2, q),
+        start_marker,
+        end_marker,
+        n_markers=q - 1,
+    )
     row_of_code = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
     sizes = np.bincount(row_of_code, weights=counts, minlength=len(indptr) - 1)
     token_indptr = np.zeros(len(indptr), dtype=np.int64)
@@ -122,8 +128,9 @@ class LevenshteinBound(LowerBound):
 
     def _profiles(self, strings, grow=False):
         """Binary rows of numbered q-grams; tokens unseen in the base are dropped."""
-        indptr, keys = _numbered_qgram_keys(check_strings(strings, allow_empty=True),
-                                            self._alphabet, self.q)
+        indptr, keys = _numbered_qgram_keys(
+            check_strings(strings, allow_empty=True), self._alphabet, self.q
+        )
         if grow:
             self._tokens.add(keys)
         columns = self._tokens.columns(keys)
@@ -131,7 +138,8 @@ class LevenshteinBound(LowerBound):
         seen = columns >= 0
         return sparse.csr_matrix(
             (np.ones(seen.sum(), dtype=np.float32), (rows[seen], columns[seen])),
-            shape=(len(indptr) - 1, max(self._tokens.n_codes, 1)))
+            shape=(len(indptr) - 1, max(self._tokens.n_codes, 1)),
+        )
 
     def bounds(self, queries):
         """Lower bounds of ``d(queries[i], base[j])`` for every pair.
@@ -187,12 +195,17 @@ class LevenshteinBound(LowerBound):
         for row, (query, limit) in enumerate(zip(queries, limits)):
             start, stop = shared.indptr[row], shared.indptr[row + 1]
             items = shared.indices[start:stop].astype(np.int64)
-            bounds = self._combine(len(query), self._base_lengths[items],
-                                   shared.data[start:stop].astype(np.float64))
+            bounds = self._combine(
+                len(query), self._base_lengths[items], shared.data[start:stop].astype(np.float64)
+            )
             unshared = self._unshared_within(len(query), limit, items)
             items = np.concatenate([items[bounds <= limit], unshared])
-            bounds = np.concatenate([bounds[bounds <= limit],
-                                     self._combine(len(query), self._base_lengths[unshared], 0.0)])
+            bounds = np.concatenate(
+                [
+                    bounds[bounds <= limit],
+                    self._combine(len(query), self._base_lengths[unshared], 0.0),
+                ]
+            )
             order = np.argsort(items, kind="stable")
             found.append((items[order], bounds[order]))
         return found
@@ -203,11 +216,10 @@ class LevenshteinBound(LowerBound):
             candidates = self._by_length
         else:
             # ceil((len_q + len_b + 2q - 2) / 2q) <= limit and |len_q - len_b| <= limit
-            longest = min(2 * self.q * np.floor(limit) - length - 2 * (self.q - 1),
-                          length + limit)
+            longest = min(2 * self.q * np.floor(limit) - length - 2 * (self.q - 1), length + limit)
             stop = np.searchsorted(self._sorted_lengths, longest, side="right")
             start = np.searchsorted(self._sorted_lengths, length - limit, side="left")
-            candidates = self._by_length[start:max(start, stop)]
+            candidates = self._by_length[start : max(start, stop)]
         if candidates.size == 0:
             return candidates
         keep = np.zeros(len(self._base_lengths), dtype=bool)
@@ -254,7 +266,9 @@ class DTWBound(LowerBound):
         self._base = np.stack(series)  # (n, length, channels)
         windows = np.lib.stride_tricks.sliding_window_view(
             np.pad(self._base, ((0, 0), (self.band, self.band), (0, 0)), mode="edge"),
-            2 * self.band + 1, axis=1)
+            2 * self.band + 1,
+            axis=1,
+        )
         self._upper, self._lower = windows.max(axis=-1), windows.min(axis=-1)
 
     def bounds(self, queries):
@@ -281,7 +295,7 @@ class DTWBound(LowerBound):
         queries = np.stack(series)[:, None]  # (n_q, 1, length, channels)
         above = np.maximum(queries - self._upper[None], 0.0)
         below = np.maximum(self._lower[None] - queries, 0.0)
-        keogh = (above ** 2 + below ** 2).sum(axis=(2, 3))
+        keogh = (above**2 + below**2).sum(axis=(2, 3))
         ends = ((queries[:, :, 0] - self._base[None, :, 0]) ** 2).sum(axis=-1)
         if self._length > 1:
             ends = ends + ((queries[:, :, -1] - self._base[None, :, -1]) ** 2).sum(axis=-1)

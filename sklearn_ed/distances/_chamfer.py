@@ -142,9 +142,14 @@ def chamfer_image_oracle(x, y):
     return chamfer_oracle(*images_to_point_sets(np.stack([x, y])))
 
 
-CHAMFER = Metric(name="chamfer", pairwise=chamfer_pairwise, input_type="objects",
-                 oracle=chamfer_oracle)
+CHAMFER = Metric(
+    name="chamfer", pairwise=chamfer_pairwise, input_type="objects", oracle=chamfer_oracle
+)
 # Images as samples: FilterRefine estimators hand the same X to the embedder
 # and to the exact metric, so searching images needs a metric on images.
-CHAMFER_IMAGE = Metric(name="chamfer_image", pairwise=chamfer_image_pairwise,
-                       input_type="objects", oracle=chamfer_image_oracle)
+CHAMFER_IMAGE = Metric(
+    name="chamfer_image",
+    pairwise=chamfer_image_pairwise,
+    input_type="objects",
+    oracle=chamfer_image_oracle,
+)

@@ -149,10 +149,16 @@ def _submit_chunks(client, task, X, Y, row_arguments, chunks):
     """One task per chunk; its queries and row arguments go straight to a worker."""
     base = _scattered(client, Y)
     payloads = scatter_to_workers(
-        client, [(_rows(X, rows), *(_rows(argument, rows) for argument in row_arguments))
-                 for rows in chunks])
-    futures = [client.submit(_run_payload, task, payload, base, pure=False,
-                             retries=_DASK_RETRIES) for payload in payloads]
+        client,
+        [
+            (_rows(X, rows), *(_rows(argument, rows) for argument in row_arguments))
+            for rows in chunks
+        ],
+    )
+    futures = [
+        client.submit(_run_payload, task, payload, base, pure=False, retries=_DASK_RETRIES)
+        for payload in payloads
+    ]
     # Dropping the futures at return releases them (and the chunks) on the
     # cluster; cancelling tasks others may share is left to Dask.
     return client.gather(futures)

@@ -39,7 +39,9 @@ def as_series(X):
         series.append(values.T)
     channels = {values.shape[1] for values in series}
     if len(channels) > 1:
-        raise ValueError(f"All series must have the same number of channels; got {sorted(channels)}.")
+        raise ValueError(
+            f"All series must have the same number of channels; got {sorted(channels)}."
+        )
     return series
 
 
@@ -76,10 +78,14 @@ def make_dtw_metric(window=None):
     if window is not None and not 0 <= window <= 1:
         raise ValueError(f"window must be in [0, 1] or None, got {window!r}.")
     name = "dtw" if window is None else f"dtw(window={window})"
-    return Metric(name=name, pairwise=partial(dtw_band_pairwise, window=window),
-                  input_type="objects", supports_cutoff=True,
-                  oracle=partial(dtw_oracle, window=window),
-                  lower_bound=partial(DTWBound, window=window))
+    return Metric(
+        name=name,
+        pairwise=partial(dtw_band_pairwise, window=window),
+        input_type="objects",
+        supports_cutoff=True,
+        oracle=partial(dtw_oracle, window=window),
+        lower_bound=partial(DTWBound, window=window),
+    )
 
 
 def dtw_band_pairwise(X, Y, score_cutoff=None, *, window=None):
@@ -105,8 +111,9 @@ def dtw_oracle(x, y, *, window=None):
     for i in range(1, n + 1):
         for j in range(max(1, i - band), min(m, i + band) + 1):
             cost = float(np.sum((x[i - 1] - y[j - 1]) ** 2))
-            accumulated[i, j] = cost + min(accumulated[i - 1, j], accumulated[i, j - 1],
-                                           accumulated[i - 1, j - 1])
+            accumulated[i, j] = cost + min(
+                accumulated[i - 1, j], accumulated[i, j - 1], accumulated[i - 1, j - 1]
+            )
     return float(np.sqrt(accumulated[n, m]))
 
 

@@ -52,8 +52,8 @@ def dtw_pairwise(x_values, x_offsets, y_values, y_offsets, window, cutoff, out):
     """
     cutoff_squared = cutoff * cutoff
     for i in range(x_offsets.shape[0] - 1):
-        x = x_values[x_offsets[i]:x_offsets[i + 1]]
+        x = x_values[x_offsets[i] : x_offsets[i + 1]]
         for j in range(y_offsets.shape[0] - 1):
-            y = y_values[y_offsets[j]:y_offsets[j + 1]]
+            y = y_values[y_offsets[j] : y_offsets[j + 1]]
             band = band_width(x.shape[0], y.shape[0], window)
             out[i, j] = dtw_pair(x, y, band, cutoff_squared)

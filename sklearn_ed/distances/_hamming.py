@@ -10,16 +10,26 @@ from ._registry import Metric
 def hamming_pairwise(X, Y, score_cutoff=None):
     """Number of differing positions; the length difference counts as mismatches."""
     return process.cdist(
-        X, Y, scorer=Hamming.distance, score_cutoff=score_cutoff,
-        dtype=np.int32, workers=1, scorer_kwargs={"pad": True},
+        X,
+        Y,
+        scorer=Hamming.distance,
+        score_cutoff=score_cutoff,
+        dtype=np.int32,
+        workers=1,
+        scorer_kwargs={"pad": True},
     )
 
 
 def hamming_paired(X, Y, score_cutoff=None, workers=1):
     """Distance of ``X[i]`` to ``Y[i]`` for every i (one call for all pairs)."""
     return process.cpdist(
-        X, Y, scorer=Hamming.distance, score_cutoff=score_cutoff,
-        dtype=np.int32, workers=workers, scorer_kwargs={"pad": True},
+        X,
+        Y,
+        scorer=Hamming.distance,
+        score_cutoff=score_cutoff,
+        dtype=np.int32,
+        workers=workers,
+        scorer_kwargs={"pad": True},
     )
 
 

@@ -11,16 +11,24 @@ from ._registry import Metric
 def levenshtein_pairwise(X, Y, score_cutoff=None):
     """Unit-cost edit distances between every string of X and of Y."""
     return process.cdist(
-        X, Y, scorer=Levenshtein.distance, score_cutoff=score_cutoff,
-        dtype=np.int32, workers=1,
+        X,
+        Y,
+        scorer=Levenshtein.distance,
+        score_cutoff=score_cutoff,
+        dtype=np.int32,
+        workers=1,
     )
 
 
 def levenshtein_paired(X, Y, score_cutoff=None, workers=1):
     """Distance of ``X[i]`` to ``Y[i]`` for every i (one call for all pairs)."""
     return process.cpdist(
-        X, Y, scorer=Levenshtein.distance, score_cutoff=score_cutoff,
-        dtype=np.int32, workers=workers,
+        X,
+        Y,
+        scorer=Levenshtein.distance,
+        score_cutoff=score_cutoff,
+        dtype=np.int32,
+        workers=workers,
     )
 
 
@@ -30,11 +38,13 @@ def levenshtein_oracle(x, y):
     for i, char_x in enumerate(x, start=1):
         current = [i]
         for j, char_y in enumerate(y, start=1):
-            current.append(min(
-                previous[j] + 1,
-                current[j - 1] + 1,
-                previous[j - 1] + (char_x != char_y),
-            ))
+            current.append(
+                min(
+                    previous[j] + 1,
+                    current[j - 1] + 1,
+                    previous[j - 1] + (char_x != char_y),
+                )
+            )
         previous = current
     return previous[-1]
 

@@ -60,9 +60,7 @@ class Metric:
 
     def __post_init__(self):
         if self.input_type not in INPUT_TYPES:
-            raise ValueError(
-                f"input_type must be one of {INPUT_TYPES}, got {self.input_type!r}."
-            )
+            raise ValueError(f"input_type must be one of {INPUT_TYPES}, got {self.input_type!r}.")
 
 
 _REGISTRY = {}
@@ -149,8 +147,7 @@ def get_metric(metric):
     if callable(metric):
         return callable_metric(metric)
     raise TypeError(
-        "metric must be a registry name, a Metric or a callable, got "
-        f"{type(metric).__name__}."
+        f"metric must be a registry name, a Metric or a callable, got {type(metric).__name__}."
     )
 
 

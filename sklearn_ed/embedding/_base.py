@@ -59,8 +59,7 @@ class BaseStringEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         strings = check_strings(X)
         self.alphabet_ = Alphabet.from_strings(strings)
         self.max_length_ = resolve_max_length(strings, self.max_length)
-        check_string_lengths(strings, self.max_length_, self.on_long_string,
-                             type(self).__name__)
+        check_string_lengths(strings, self.max_length_, self.on_long_string, type(self).__name__)
         self._fit(strings)
         return self
 
@@ -85,18 +84,17 @@ class BaseStringEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
     def _embed(self, X):
         check_is_fitted(self)
         strings = check_strings(X)
-        check_string_lengths(strings, self.max_length_, self.on_long_string,
-                             type(self).__name__)
+        check_string_lengths(strings, self.max_length_, self.on_long_string, type(self).__name__)
         return self._embed_strings(strings)
 
     def _embed_strings(self, strings):
         """Embed validated strings batch by batch into one preallocated array."""
         out = None
         for start in range(0, len(strings), TRANSFORM_BATCH_SIZE):
-            block = self._embed_batch(strings[start:start + TRANSFORM_BATCH_SIZE])
+            block = self._embed_batch(strings[start : start + TRANSFORM_BATCH_SIZE])
             if out is None:  # the first batch tells the width and dtype
                 out = np.empty((len(strings), block.shape[1]), dtype=block.dtype)
-            out[start:start + len(block)] = block
+            out[start : start + len(block)] = block
         return out
 
     @property

@@ -93,8 +93,14 @@ class CGKEmbedder(BaseStringEmbedder):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, variant="cgk", n_repetitions=1, max_length=None,
-                 on_long_string="truncate", random_state=None):
+    def __init__(
+        self,
+        variant="cgk",
+        n_repetitions=1,
+        max_length=None,
+        on_long_string="truncate",
+        random_state=None,
+    ):
         self.variant = variant
         self.n_repetitions = n_repetitions
         self.max_length = max_length
@@ -147,6 +153,12 @@ class CGKEmbedder(BaseStringEmbedder):
     def _embed_batch(self, strings):
         symbols, offsets = self.alphabet_.encode(strings)
         out = np.zeros((len(strings), self.n_features_out_), dtype=self._symbol_dtype())
-        cgk_embed(symbols, offsets, pack_walk_bits(self.walk_bits_), self.max_length_,
-                  self.variant == "cgk_prime", out)
+        cgk_embed(
+            symbols,
+            offsets,
+            pack_walk_bits(self.walk_bits_),
+            self.max_length_,
+            self.variant == "cgk_prime",
+            out,
+        )
         return out

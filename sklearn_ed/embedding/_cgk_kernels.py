@@ -19,7 +19,8 @@ def pack_walk_bits(walk_bits):
     padded[:, :, :n_symbols] = walk_bits
     weights = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
     return (padded.reshape(n_repetitions, n_steps, n_words, 64) * weights).sum(
-        axis=3, dtype=np.uint64)
+        axis=3, dtype=np.uint64
+    )
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -80,8 +81,8 @@ def cgk_embed(symbols, offsets, walk_masks, max_length, truncated, out):
         row = out[s]
         for r in range(n_repetitions):
             if truncated:
-                _cgk_prime_walk(symbols, start, length, walk_masks[r], one_word, row,
-                                r * out_length)
+                _cgk_prime_walk(
+                    symbols, start, length, walk_masks[r], one_word, row, r * out_length
+                )
             else:
-                _cgk_walk(symbols, start, length, walk_masks[r], one_word, row,
-                          r * out_length)
+                _cgk_walk(symbols, start, length, walk_masks[r], one_word, row, r * out_length)

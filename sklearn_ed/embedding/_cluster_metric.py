@@ -261,9 +261,7 @@ class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
                     f"{counts.shape} (one weight per label of classes_), got {xi.shape}."
                 )
         if not np.all(np.isfinite(xi)) or np.any(xi < 0) or xi.sum() <= 0:
-            raise ValueError(
-                "cluster_weights must be finite, non-negative and not all zero."
-            )
+            raise ValueError("cluster_weights must be finite, non-negative and not all zero.")
         return xi / xi.sum()
 
     def transform(self, X):
@@ -315,9 +313,7 @@ class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
         X1 = validate_data(self, X1, **kwargs)
         X2 = validate_data(self, X2, **kwargs)
         if X1.shape != X2.shape:
-            raise ValueError(
-                f"X1 and X2 must have the same shape, got {X1.shape} and {X2.shape}."
-            )
+            raise ValueError(f"X1 and X2 must have the same shape, got {X1.shape} and {X2.shape}.")
         diff = np.asarray((X1 - X2) @ self.components_.T)
         return np.sqrt(np.einsum("ij,ij->i", diff, diff))
 

@@ -195,12 +195,31 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
     }
 
-    def __init__(self, n_components=128, *, n_layers=8, n_channels=8, pooling="avg",
-                 activation=None, input_mode="per_character", alpha=0.1, n_neighbors=100,
-                 n_train=1000, train_sampling="neighborhoods", neighborhood_size=20,
-                 max_epochs=50, batch_size=64, lr=1e-3, device="cpu",
-                 callbacks=None, verbose=0, n_jobs=None, max_length=None,
-                 on_long_string="truncate", random_state=None):
+    def __init__(
+        self,
+        n_components=128,
+        *,
+        n_layers=8,
+        n_channels=8,
+        pooling="avg",
+        activation=None,
+        input_mode="per_character",
+        alpha=0.1,
+        n_neighbors=100,
+        n_train=1000,
+        train_sampling="neighborhoods",
+        neighborhood_size=20,
+        max_epochs=50,
+        batch_size=64,
+        lr=1e-3,
+        device="cpu",
+        callbacks=None,
+        verbose=0,
+        n_jobs=None,
+        max_length=None,
+        on_long_string="truncate",
+        random_state=None,
+    ):
         self.n_components = n_components
         self.n_layers = n_layers
         self.n_channels = n_channels
@@ -254,14 +273,27 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         train, distances, dataset, seed = self._top_k_triplets(strings, rng)
         with self._training(seed) as device:
             module = CNNEDModule(
-                self.alphabet_.n_symbols, self.max_length_, n_components=self.n_components,
-                n_layers=self.n_layers, n_channels=self.n_channels, pooling=self.pooling,
-                activation=self.activation, input_mode=self.input_mode)
+                self.alphabet_.n_symbols,
+                self.max_length_,
+                n_components=self.n_components,
+                n_layers=self.n_layers,
+                n_channels=self.n_channels,
+                pooling=self.pooling,
+                activation=self.activation,
+                input_mode=self.input_mode,
+            )
             net = self._fit_net(
-                module, dataset, torch.from_numpy(self._pad(train)), device,
+                module,
+                dataset,
+                torch.from_numpy(self._pad(train)),
+                device,
                 callbacks=self._skorch_callbacks(("resample_triplets", ResampleTriplets())),
-                criterion=TripletApproximationLoss, criterion__alpha=self.alpha,
-                optimizer=torch.optim.Adam, lr=self.lr, max_epochs=self.max_epochs)
+                criterion=TripletApproximationLoss,
+                criterion__alpha=self.alpha,
+                optimizer=torch.optim.Adam,
+                lr=self.lr,
+                max_epochs=self.max_epochs,
+            )
         self._keep_trained(net.module_, net.history)
         self.n_features_out_ = self.n_components
         self._lookup = None
@@ -326,4 +358,3 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         state = super().__getstate__()
         state.pop("_lookup", None)  # derived from module_, rebuilt on first use
         return state
-

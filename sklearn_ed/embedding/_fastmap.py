@@ -78,8 +78,14 @@ class FastMapEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         "random_state": ["random_state"],
     }
 
-    def __init__(self, metric="levenshtein", n_components=16, n_pivot_iterations=5,
-                 n_jobs=None, random_state=None):
+    def __init__(
+        self,
+        metric="levenshtein",
+        n_components=16,
+        n_pivot_iterations=5,
+        n_jobs=None,
+        random_state=None,
+    ):
         self.metric = metric
         self.n_components = n_components
         self.n_pivot_iterations = n_pivot_iterations
@@ -130,19 +136,22 @@ class FastMapEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             a, b, to_a, to_b = self._choose_pivots(objects, coordinates, k, rng)
             self.pivots_.append((objects[a], objects[b]))
             self.pivot_coordinates_[k] = coordinates[[a, b]]
-            pivot_distance = np.sqrt(_residual(to_a[[b]] ** 2, coordinates[[a]], coordinates[[b]], k)[0])
+            pivot_distance = np.sqrt(
+                _residual(to_a[[b]] ** 2, coordinates[[a]], coordinates[[b]], k)[0]
+            )
             self.pivot_distances_[k] = pivot_distance
-            coordinates[:, k] = _project(to_a, to_b, pivot_distance, coordinates,
-                                         self.pivot_coordinates_[k], k)
+            coordinates[:, k] = _project(
+                to_a, to_b, pivot_distance, coordinates, self.pivot_coordinates_[k], k
+            )
         self.n_features_out_ = n_components
 
     def _choose_pivots(self, objects, coordinates, k, rng):
         a = rng.randint(len(objects))
         for _ in range(self.n_pivot_iterations):
             to_a = self._distances([objects[a]], objects)[0]
-            b = int(np.argmax(_residual(to_a ** 2, coordinates[[a]], coordinates, k)))
+            b = int(np.argmax(_residual(to_a**2, coordinates[[a]], coordinates, k)))
             to_b = self._distances([objects[b]], objects)[0]
-            next_a = int(np.argmax(_residual(to_b ** 2, coordinates[[b]], coordinates, k)))
+            next_a = int(np.argmax(_residual(to_b**2, coordinates[[b]], coordinates, k)))
             if next_a == a:
                 break
             a = next_a
@@ -169,8 +178,14 @@ class FastMapEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         to_a = self._distances(objects, pivots_a)
         to_b = self._distances(objects, pivots_b)
         for k in range(self.n_components):
-            coordinates[:, k] = _project(to_a[:, k], to_b[:, k], self.pivot_distances_[k],
-                                         coordinates, self.pivot_coordinates_[k], k)
+            coordinates[:, k] = _project(
+                to_a[:, k],
+                to_b[:, k],
+                self.pivot_distances_[k],
+                coordinates,
+                self.pivot_coordinates_[k],
+                k,
+            )
         return coordinates.astype(np.float32)
 
     @property
@@ -193,6 +208,6 @@ def _project(to_a, to_b, pivot_distance, coordinates, pivots, k):
     """Cosine-law projection onto the pivot line, on residual distances."""
     if pivot_distance == 0:
         return np.zeros(len(to_a))
-    residual_a = _residual(to_a ** 2, pivots[[0]], coordinates, k)
-    residual_b = _residual(to_b ** 2, pivots[[1]], coordinates, k)
-    return (residual_a + pivot_distance ** 2 - residual_b) / (2 * pivot_distance)
+    residual_a = _residual(to_a**2, pivots[[0]], coordinates, k)
+    residual_b = _residual(to_b**2, pivots[[1]], coordinates, k)
+    return (residual_a + pivot_distance**2 - residual_b) / (2 * pivot_distance)

@@ -39,8 +39,9 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
        (``hash_table_``) and threshold (``threshold_``) read at the input
        character; the absolute loss on the result trains the network, and
        Algorithm 4 moves ``H`` and the threshold towards the duplication
-       choices that lower the loss; the insertion loss (eq. 8) is recorded. From then on ``transform`` applies the
-       walk, and the embedding has 2M steps.
+       choices that lower the loss; the insertion loss (eq. 8) is recorded.
+       From then on ``transform`` applies the walk, and the embedding has 2M
+       steps.
 
     Pairs and triplets are drawn as in :class:`CNNEDEmbedder`: an anchor, and
     two of its exact top-``n_neighbors`` training neighbors (the closer one
@@ -193,13 +194,32 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         "max_output_bytes": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, n_step_components=8, *, hidden_size=64, dropout=0.1,
-                 phases=(1, 2, 3), epochs_per_phase=5, n_neighbors=100, n_train=1000,
-                 train_sampling="neighborhoods", neighborhood_size=20, batch_size=64,
-                 lr=1e-3, threshold_lr=1e-4, hash_lr=1e-3, device="cpu",
-                 callbacks=None, verbose=0, n_jobs=None, max_length=None,
-                 on_long_string="truncate", output_dtype="float32",
-                 max_output_bytes=2**30, random_state=None):
+    def __init__(
+        self,
+        n_step_components=8,
+        *,
+        hidden_size=64,
+        dropout=0.1,
+        phases=(1, 2, 3),
+        epochs_per_phase=5,
+        n_neighbors=100,
+        n_train=1000,
+        train_sampling="neighborhoods",
+        neighborhood_size=20,
+        batch_size=64,
+        lr=1e-3,
+        threshold_lr=1e-4,
+        hash_lr=1e-3,
+        device="cpu",
+        callbacks=None,
+        verbose=0,
+        n_jobs=None,
+        max_length=None,
+        on_long_string="truncate",
+        output_dtype="float32",
+        max_output_bytes=2**30,
+        random_state=None,
+    ):
         self.n_step_components = n_step_components
         self.hidden_size = hidden_size
         self.dropout = dropout
@@ -244,8 +264,9 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     def _phase_plan(self):
         """[(phase, epochs), ...] from ``phases`` and ``epochs_per_phase``."""
         phases = list(self.phases)
-        if any(isinstance(p, bool) or not isinstance(p, Integral) or p not in (1, 2, 3)
-               for p in phases) or len(set(phases)) != len(phases):
+        if any(
+            isinstance(p, bool) or not isinstance(p, Integral) or p not in (1, 2, 3) for p in phases
+        ) or len(set(phases)) != len(phases):
             raise ValueError(
                 f"phases must list distinct phases among 1, 2 and 3, got {self.phases!r}."
             )
@@ -254,7 +275,8 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
             return [(int(p), int(epochs)) for p in phases]
         epochs = list(epochs)
         if len(epochs) != len(phases) or any(
-                isinstance(e, bool) or not isinstance(e, Integral) or e < 0 for e in epochs):
+            isinstance(e, bool) or not isinstance(e, Integral) or e < 0 for e in epochs
+        ):
             raise ValueError(
                 f"epochs_per_phase must be a non-negative int or one per phase "
                 f"({len(phases)} for phases={self.phases!r}), got {self.epochs_per_phase!r}."
@@ -279,10 +301,13 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         inputs = torch.from_numpy(self._pad(train))
         history = []
         with self._training(seed) as device:
-            module = GRUModule(self.alphabet_.n_symbols, self.max_length_,
-                               hidden_size=self.hidden_size,
-                               n_step_components=self.n_step_components,
-                               dropout=self.dropout)
+            module = GRUModule(
+                self.alphabet_.n_symbols,
+                self.max_length_,
+                hidden_size=self.hidden_size,
+                n_step_components=self.n_step_components,
+                dropout=self.dropout,
+            )
             for phase, epochs in plan:
                 first = [("resample_triplets", ResampleTriplets())]
                 net_class, criterion, extra = None, PairAbsoluteLoss, {}
@@ -292,12 +317,22 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
                     module.attach_cgk()
                     net_class = HashLearningNet
                     extra = {"threshold_lr": self.threshold_lr, "hash_lr": self.hash_lr}
-                    first.insert(0, ("insertion_loss",
-                                     PassthroughScoring("insertion_loss", on_train=True)))
-                net = self._fit_net(module, dataset, inputs, device,
-                                    callbacks=self._skorch_callbacks(*first), net_class=net_class,
-                                    criterion=criterion, optimizer=torch.optim.Adam, lr=self.lr,
-                                    max_epochs=epochs, **extra)
+                    first.insert(
+                        0, ("insertion_loss", PassthroughScoring("insertion_loss", on_train=True))
+                    )
+                net = self._fit_net(
+                    module,
+                    dataset,
+                    inputs,
+                    device,
+                    callbacks=self._skorch_callbacks(*first),
+                    net_class=net_class,
+                    criterion=criterion,
+                    optimizer=torch.optim.Adam,
+                    lr=self.lr,
+                    max_epochs=epochs,
+                    **extra,
+                )
                 module = net.module_
                 history += [{**dict(entry), "phase": phase} for entry in net.history]
         self._keep_trained(module, history)
@@ -334,7 +369,8 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
                 f"GiB ({self.n_features_out_} {self.output_dtype} values per string), above "
                 f"max_output_bytes={self.max_output_bytes}; transform in chunks, or use "
                 f"output_dtype='float16', a smaller max_length or n_step_components.",
-                UserWarning, stacklevel=4,
+                UserWarning,
+                stacklevel=4,
             )
         return super()._embed_strings(strings)
 

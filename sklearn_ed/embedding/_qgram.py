@@ -193,10 +193,14 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         self.vocabulary_ = first_seen[order]
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.arange(len(order))
-        counts = sparse.vstack([self._count_matrix(indptr, rank[table.columns(codes)], n)
-                                for indptr, codes, n in rows], format="csr")
-        self.tfidf_ = (TfidfTransformer(norm=None).fit(counts)
-                       if self.weighting == "tfidf" else None)
+        counts = sparse.vstack(
+            [
+                self._count_matrix(indptr, rank[table.columns(codes)], n)
+                for indptr, codes, n in rows
+            ],
+            format="csr",
+        )
+        self.tfidf_ = TfidfTransformer(norm=None).fit(counts) if self.weighting == "tfidf" else None
         self.n_features_out_ = len(self.vocabulary_)
         return counts
 
@@ -213,16 +217,16 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         """q-gram codes and counts of ``strings`` (rows of :func:`qgram_counts`)."""
         alphabet = Alphabet(self.alphabet_)
         symbols, offsets = alphabet.encode(strings)
-        return qgram_counts(symbols, offsets, self.q_, self._code_base(),
-                            *self._markers(alphabet))
+        return qgram_counts(symbols, offsets, self.q_, self._code_base(), *self._markers(alphabet))
 
     def _count_matrix(self, indptr, columns, counts):
         """CSR counts; ``columns`` of q-grams unseen at fit are ``-1`` and dropped."""
         kept, columns, values = drop_unseen(indptr, columns, counts)
         if self.weighting == "binary":
             values[:] = 1.0
-        return sparse.csr_matrix((values, columns, kept),
-                                 shape=(len(indptr) - 1, len(self.vocabulary_)))
+        return sparse.csr_matrix(
+            (values, columns, kept), shape=(len(indptr) - 1, len(self.vocabulary_))
+        )
 
     def transform(self, X):
         """L2-normalized q-gram profiles.
@@ -242,8 +246,11 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         strings = check_strings(X)
         counted = self._map_batches(self._codes, strings)
         n_codes = sum(len(codes) for _, codes, _ in counted)
-        columns = self._sorted_columns if n_codes < len(self.vocabulary_) else \
-            CodeTable.from_codes(self.vocabulary_).columns
+        columns = (
+            self._sorted_columns
+            if n_codes < len(self.vocabulary_)
+            else CodeTable.from_codes(self.vocabulary_).columns
+        )
 
         def count(batch):
             indptr, codes, n = batch
@@ -265,7 +272,8 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         if len(items) == 1 or effective_n_jobs(self.n_jobs) == 1:
             return [function(item) for item in items]
         return Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(function)(item) for item in items)
+            delayed(function)(item) for item in items
+        )
 
     def _profiles(self, counts):
         if self.tfidf_ is not None:
@@ -288,11 +296,13 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         base = int(self._code_base())
-        characters = [PAD, UNKNOWN] + [chr(point) for point in self.alphabet_] + \
-            [_PAD_START, _PAD_END]
+        characters = (
+            [PAD, UNKNOWN] + [chr(point) for point in self.alphabet_] + [_PAD_START, _PAD_END]
+        )
         if base != len(characters):
-            return np.array([f"hash:{code:016x}" for code in self.vocabulary_.tolist()],
-                            dtype=object)
+            return np.array(
+                [f"hash:{code:016x}" for code in self.vocabulary_.tolist()], dtype=object
+            )
         names = []
         for code in self.vocabulary_.tolist():
             digits = []

@@ -13,11 +13,11 @@ from sklearn.base import (
 )
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..distances import Metric, declare_metric_input, get_metric, symmetric_pairwise_distances
-from ..nn import TORCH_PARAMETER_CONSTRAINTS, TorchEmbedderMixin, distance_jobs
-from ..utils import check_numeric_objects, take_items
+from ..distances import Metric, declare_metric_input
+from ..nn import TORCH_PARAMETER_CONSTRAINTS, TorchEmbedderMixin
+from ._objects import NumericObjectsMixin
 
 # Objects per forward pass in transform (bounded memory).
 _TRANSFORM_BATCH = 1024
@@ -25,8 +25,13 @@ _TRANSFORM_BATCH = 1024
 _DEFAULT_OPTIMIZER = {"mlp": ("Adagrad", 1e-3), "conv1d": ("Adam", 1e-2), "module": ("Adam", 1e-3)}
 
 
-class TripletMinedEmbedder(TorchEmbedderMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                           BaseEstimator):
+class TripletMinedEmbedder(
+    NumericObjectsMixin,
+    TorchEmbedderMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    BaseEstimator,
+):
     """Embed objects under any expensive distance with a network trained on mined triplets.
 
     Lary (2022), "Learning topology preserving embeddings for speeding up
@@ -206,11 +211,29 @@ class TripletMinedEmbedder(TorchEmbedderMixin, ClassNamePrefixFeaturesOutMixin, 
         "n_train": [Interval(Integral, 3, None, closed="left"), None],
     }
 
-    def __init__(self, metric="dtw", *, network="mlp", n_components=16, positive="gaussian",
-                 negative="random", mining="neighbors", n_neighbors=10, margin=0.1,
-                 adaptive_margin=False, max_epochs=40, batch_size=64, optimizer=None, lr=None,
-                 n_train=1000, device="cpu", callbacks=None, verbose=0, n_jobs=None,
-                 random_state=None):
+    def __init__(
+        self,
+        metric="dtw",
+        *,
+        network="mlp",
+        n_components=16,
+        positive="gaussian",
+        negative="random",
+        mining="neighbors",
+        n_neighbors=10,
+        margin=0.1,
+        adaptive_margin=False,
+        max_epochs=40,
+        batch_size=64,
+        optimizer=None,
+        lr=None,
+        n_train=1000,
+        device="cpu",
+        callbacks=None,
+        verbose=0,
+        n_jobs=None,
+        random_state=None,
+    ):
         self.metric = metric
         self.network = network
         self.n_components = n_components
@@ -230,46 +253,6 @@ class TripletMinedEmbedder(TorchEmbedderMixin, ClassNamePrefixFeaturesOutMixin, 
         self.verbose = verbose
         self.n_jobs = n_jobs
         self.random_state = random_state
-
-    # ------------------------------------------------------------- input
-    def _validate(self, X, reset):
-        """(objects for the metric, float32 (n, channels, length) for the network)."""
-        spec = get_metric(self.metric)
-        if spec.input_type == "strings":
-            raise ValueError(
-                f"metric={spec.name!r} compares strings; TripletMinedEmbedder embeds numeric "
-                "objects (vectors, series, images). Use CNNEDEmbedder or CGKEmbedder for strings."
-            )
-        if spec.input_type == "vectors":
-            X = validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
-            return X, self._fit_length(X[:, None, :], reset)
-        objects, arrays = check_numeric_objects(X)
-        return objects, self._fit_length(arrays, reset)
-
-    def _fit_length(self, arrays, reset):
-        """Stack to (n, channels, length), zero-padding to the fitted length."""
-        channels = {a.shape[0] for a in arrays} if isinstance(arrays, list) else {arrays.shape[1]}
-        if len(channels) > 1:
-            raise ValueError(f"All objects must have the same number of channels (rows); "
-                             f"got {sorted(channels)}.")
-        n_channels = channels.pop()
-        lengths = [a.shape[1] for a in arrays] if isinstance(arrays, list) else [arrays.shape[2]]
-        if reset:
-            self.input_shape_ = (n_channels, max(lengths))
-        elif n_channels != self.input_shape_[0]:
-            raise ValueError(f"X has {n_channels} channels (rows) per object, but "
-                             f"{type(self).__name__} was fitted with {self.input_shape_[0]}.")
-        length = self.input_shape_[1]
-        if max(lengths) > length:
-            warnings.warn(f"Objects longer than the fitted length {length} are cut to it.",
-                          UserWarning, stacklevel=4)
-        if not isinstance(arrays, list) and arrays.shape[2] == length:
-            return np.array(arrays, dtype=np.float32)
-        out = np.zeros((len(arrays), n_channels, length), dtype=np.float32)
-        for index, values in enumerate(arrays):
-            cut = min(values.shape[1], length)
-            out[index, :, :cut] = values[:, :cut]
-        return out
 
     # --------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
@@ -294,32 +277,29 @@ class TripletMinedEmbedder(TorchEmbedderMixin, ClassNamePrefixFeaturesOutMixin, 
         objects, arrays = self._validate(X, reset=True)
         n_samples = len(arrays)
         if n_samples < 3:
-            raise ValueError(f"TripletMinedEmbedder needs at least 3 samples to form "
-                             f"triplets; got {n_samples} sample(s).")
+            raise ValueError(
+                f"TripletMinedEmbedder needs at least 3 samples to form "
+                f"triplets; got {n_samples} sample(s)."
+            )
         rng = check_random_state(self.random_state)
         if self.n_train is not None and n_samples > self.n_train:
             chosen = np.sort(rng.choice(n_samples, self.n_train, replace=False))
         else:
             chosen = np.arange(n_samples)
-        if train_distances is not None:
-            train_distances = np.asarray(train_distances, dtype=np.float64)
-            if train_distances.shape != (n_samples, n_samples):
-                raise ValueError(f"train_distances must have shape ({n_samples}, {n_samples}); "
-                                 f"got {train_distances.shape}.")
-            distances = train_distances[np.ix_(chosen, chosen)]
-        else:
-            distances = symmetric_pairwise_distances(take_items(objects, chosen), self.metric,
-                                                     n_jobs=distance_jobs(self.n_jobs))
-        if not np.isfinite(distances).all():
-            raise ValueError("The exact distances between training objects must be finite.")
+        distances = self._training_distances(objects, chosen, train_distances)
         self.train_indices_, self.train_distances_ = chosen, distances
         self.n_train_ = n = len(chosen)
         self.n_neighbors_ = min(self.n_neighbors, n - 1)
-        if self.n_neighbors_ < self.n_neighbors and (self.mining == "neighbors"
-                                                      or self.adaptive_margin):
-            warnings.warn(f"n_neighbors={self.n_neighbors} needs at least "
-                          f"{self.n_neighbors + 1} training objects, got {n}; using "
-                          f"n_neighbors={self.n_neighbors_}.", UserWarning, stacklevel=3)
+        if self.n_neighbors_ < self.n_neighbors and (
+            self.mining == "neighbors" or self.adaptive_margin
+        ):
+            warnings.warn(
+                f"n_neighbors={self.n_neighbors} needs at least "
+                f"{self.n_neighbors + 1} training objects, got {n}; using "
+                f"n_neighbors={self.n_neighbors_}.",
+                UserWarning,
+                stacklevel=3,
+            )
         self._train(arrays[chosen], distances, int(rng.randint(np.iinfo(np.int32).max)))
         return self
 
@@ -347,15 +327,28 @@ class TripletMinedEmbedder(TorchEmbedderMixin, ClassNamePrefixFeaturesOutMixin, 
         from ..nn import MinedTripletDataset, MineTriplets, TripletMarginLoss
 
         optimizer, lr = self._optimizer()
-        dataset = MinedTripletDataset(distances, mining=self.mining, positive=self.positive,
-                                      negative=self.negative, n_neighbors=self.n_neighbors_,
-                                      rng=np.random.RandomState(seed), margin=self.margin,
-                                      adaptive_margin=self.adaptive_margin)
+        dataset = MinedTripletDataset(
+            distances,
+            mining=self.mining,
+            positive=self.positive,
+            negative=self.negative,
+            n_neighbors=self.n_neighbors_,
+            rng=np.random.RandomState(seed),
+            margin=self.margin,
+            adaptive_margin=self.adaptive_margin,
+        )
         with self._training(seed) as device:
-            net = self._fit_net(self._build_network(), dataset, torch.from_numpy(arrays), device,
-                                callbacks=self._skorch_callbacks(("mine_triplets", MineTriplets())),
-                                criterion=TripletMarginLoss, optimizer=optimizer, lr=lr,
-                                max_epochs=self.max_epochs)
+            net = self._fit_net(
+                self._build_network(),
+                dataset,
+                torch.from_numpy(arrays),
+                device,
+                callbacks=self._skorch_callbacks(("mine_triplets", MineTriplets())),
+                criterion=TripletMarginLoss,
+                optimizer=optimizer,
+                lr=lr,
+                max_epochs=self.max_epochs,
+            )
         self._keep_trained(net.module_, net.history)
         with torch.inference_mode():
             probe = self.module_(torch.from_numpy(arrays[:2]))

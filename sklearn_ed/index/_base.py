@@ -215,7 +215,7 @@ class BaseIndex:
             else:
                 lims, _, ids = self._range_search(vectors, radius)
             for offset in range(len(lims) - 1):
-                hits = np.sort(ids[lims[offset]:lims[offset + 1]].astype(np.int64))
+                hits = np.sort(ids[lims[offset] : lims[offset + 1]].astype(np.int64))
                 if exclude is not None and exclude[rows.start + offset] >= 0:
                     hits = hits[hits != exclude[rows.start + offset]]
                 found.append(hits)
@@ -243,14 +243,16 @@ class BaseIndex:
             bits = 8 * width
             return None if threshold >= bits else 2 * int(np.floor(threshold)) + 1
         with np.errstate(over="ignore"):
-            radius = (np.float32(threshold) ** 2 if self.metric == "euclidean"
-                      else -np.float32(threshold))
+            radius = (
+                np.float32(threshold) ** 2 if self.metric == "euclidean" else -np.float32(threshold)
+            )
         if not np.isfinite(radius):
             if self.metric == "euclidean" or threshold > 0:
                 return None
             return float(np.finfo(np.float32).max)  # inner product above any value: none
-        return float(np.nextafter(radius, np.float32(-np.inf if self.metric != "euclidean"
-                                                     else np.inf)))
+        return float(
+            np.nextafter(radius, np.float32(-np.inf if self.metric != "euclidean" else np.inf))
+        )
 
     def _check_built(self):
         if self._index is None:

@@ -172,19 +172,28 @@ def pairwise_embedding_distances(query_embedding, base_embedding, metric, n_symb
 
     if metric == "hamming":
         if n_symbols is None:
-            n_symbols = int(max(np.max(query_embedding, initial=0),
-                                np.max(base_embedding, initial=0))) + 1
+            n_symbols = (
+                int(max(np.max(query_embedding, initial=0), np.max(base_embedding, initial=0))) + 1
+            )
         queries = pack_symbol_codes(np.asarray(query_embedding, dtype=np.int64), n_symbols)
         base = pack_symbol_codes(np.asarray(base_embedding, dtype=np.int64), n_symbols)
         out = np.empty((len(queries), len(base)), dtype=np.int32)
-        faiss.hammings(faiss.swig_ptr(queries), faiss.swig_ptr(base), len(queries), len(base),
-                       queries.shape[1], faiss.swig_ptr(out))
+        faiss.hammings(
+            faiss.swig_ptr(queries),
+            faiss.swig_ptr(base),
+            len(queries),
+            len(base),
+            queries.shape[1],
+            faiss.swig_ptr(out),
+        )
         return out / 2.0
     if metric == "cosine":
         from sklearn.preprocessing import normalize
 
-        similarity = normalize(sparse.csr_matrix(query_embedding)) @ normalize(
-            sparse.csr_matrix(base_embedding)).T
+        similarity = (
+            normalize(sparse.csr_matrix(query_embedding))
+            @ normalize(sparse.csr_matrix(base_embedding)).T
+        )
         return 1.0 - similarity.toarray().astype(np.float64)
     queries = np.ascontiguousarray(query_embedding, dtype=np.float32)
     base = np.ascontiguousarray(base_embedding, dtype=np.float32)
@@ -243,5 +252,6 @@ def embedder_pairwise_distances(embedder, X, Y=None):
     spec = embedding_spec(embedder)
     query_embedding = embed_for_index(embedder, X)
     base_embedding = query_embedding if Y is None else embed_for_index(embedder, Y)
-    return pairwise_embedding_distances(query_embedding, base_embedding, spec.metric,
-                                        spec.n_symbols)
+    return pairwise_embedding_distances(
+        query_embedding, base_embedding, spec.metric, spec.n_symbols
+    )

@@ -60,8 +60,9 @@ def resolve_algorithm(algorithm, spec, n_items, n_features):
                 f"got {algorithm!r}."
             )
         return algorithm
-    item_bytes = (packed_width(n_features, spec.n_symbols) if spec.metric == "hamming"
-                  else 4 * n_features)
+    item_bytes = (
+        packed_width(n_features, spec.n_symbols) if spec.metric == "hamming" else 4 * n_features
+    )
     if n_items * item_bytes <= AUTO_SCAN_MAX_BYTES:
         return "brute"
     if spec.metric == "hamming" and item_bytes > AUTO_GRAPH_MAX_CODE_BYTES:
@@ -69,8 +70,9 @@ def resolve_algorithm(algorithm, spec, n_items, n_features):
     return "hnsw"
 
 
-def make_index(algorithm, spec, *, n_items, n_features, params=None, random_state=None,
-               n_jobs=None):
+def make_index(
+    algorithm, spec, *, n_items, n_features, params=None, random_state=None, n_jobs=None
+):
     """An empty index for embeddings declared by ``spec``.
 
     Parameters
@@ -106,8 +108,7 @@ def make_index(algorithm, spec, *, n_items, n_features, params=None, random_stat
     elif name == "nndescent":
         params.setdefault("random_state", random_state)
         params.setdefault("n_jobs", n_jobs)
-    return _build(INDEX_ALGORITHMS[name], spec.metric, dict(params, n_symbols=spec.n_symbols),
-                  name)
+    return _build(INDEX_ALGORITHMS[name], spec.metric, dict(params, n_symbols=spec.n_symbols), name)
 
 
 def _build(cls, metric, params, name):

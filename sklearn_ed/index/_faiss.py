@@ -30,13 +30,20 @@ def _on_gpu(index, device):
     """``index`` moved to every GPU for ``device="cuda"``, when faiss can; else as is."""
     if device != "cuda" or isinstance(index, faiss.IndexBinary):
         if device == "cuda":
-            warnings.warn("faiss has no GPU version of binary indexes; the symbol-code "
-                          "index stays on the CPU.", UserWarning, stacklevel=4)
+            warnings.warn(
+                "faiss has no GPU version of binary indexes; the symbol-code "
+                "index stays on the CPU.",
+                UserWarning,
+                stacklevel=4,
+            )
         return index
     if not hasattr(faiss, "StandardGpuResources") or faiss.get_num_gpus() == 0:
-        warnings.warn("index_params device='cuda' but this faiss build sees no GPU "
-                      "(install faiss-gpu on a CUDA machine); the index runs on the CPU.",
-                      UserWarning, stacklevel=4)
+        warnings.warn(
+            "index_params device='cuda' but this faiss build sees no GPU "
+            "(install faiss-gpu on a CUDA machine); the index runs on the CPU.",
+            UserWarning,
+            stacklevel=4,
+        )
         return index
     return faiss.index_cpu_to_all_gpus(index)
 
@@ -51,8 +58,12 @@ class FaissIndex(BaseIndex):
         self.device = device
 
     def _serialize(self, index):
-        if self.device == "cuda" and hasattr(faiss, "index_gpu_to_cpu") and \
-                not isinstance(index, faiss.IndexBinary) and faiss.get_num_gpus():
+        if (
+            self.device == "cuda"
+            and hasattr(faiss, "index_gpu_to_cpu")
+            and not isinstance(index, faiss.IndexBinary)
+            and faiss.get_num_gpus()
+        ):
             index = faiss.index_gpu_to_cpu(index)
         return _serialize(index)
 
@@ -132,8 +143,17 @@ class HNSWIndex(FaissIndex):
         Queries searched at once.
     """
 
-    def __init__(self, metric, *, n_symbols=None, M=32, ef_construction=80, ef_search=64,
-                 ef_factor=1.0, chunk_size=4096):
+    def __init__(
+        self,
+        metric,
+        *,
+        n_symbols=None,
+        M=32,
+        ef_construction=80,
+        ef_search=64,
+        ef_factor=1.0,
+        chunk_size=4096,
+    ):
         # faiss has no GPU HNSW: the graph always runs on the CPU.
         super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size)
         self.M = M
@@ -145,8 +165,9 @@ class HNSWIndex(FaissIndex):
         if self.metric == "hamming":
             index = faiss.IndexBinaryHNSW(self._n_bits(vectors), self.M)
         else:
-            faiss_metric = (faiss.METRIC_L2 if self.metric == "euclidean"
-                            else faiss.METRIC_INNER_PRODUCT)
+            faiss_metric = (
+                faiss.METRIC_L2 if self.metric == "euclidean" else faiss.METRIC_INNER_PRODUCT
+            )
             index = faiss.IndexHNSWFlat(vectors.shape[1], self.M, faiss_metric)
         index.hnsw.efConstruction = self.ef_construction
         return index
@@ -198,8 +219,18 @@ class IVFIndex(FaissIndex):
         As for :class:`FlatIndex`.
     """
 
-    def __init__(self, metric, *, n_symbols=None, n_lists=None, n_probe=None,
-                 n_items_hint=None, chunk_size=4096, random_state=0, device="cpu"):
+    def __init__(
+        self,
+        metric,
+        *,
+        n_symbols=None,
+        n_lists=None,
+        n_probe=None,
+        n_items_hint=None,
+        chunk_size=4096,
+        random_state=0,
+        device="cpu",
+    ):
         super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size, device=device)
         self.n_lists = n_lists
         self.n_probe = n_probe
@@ -220,15 +251,16 @@ class IVFIndex(FaissIndex):
         if self.metric == "hamming":
             index = faiss.IndexBinaryIVF(quantizer, self._n_bits(vectors), n_lists)
         else:
-            faiss_metric = (faiss.METRIC_L2 if self.metric == "euclidean"
-                            else faiss.METRIC_INNER_PRODUCT)
+            faiss_metric = (
+                faiss.METRIC_L2 if self.metric == "euclidean" else faiss.METRIC_INNER_PRODUCT
+            )
             index = faiss.IndexIVFFlat(quantizer, vectors.shape[1], n_lists, faiss_metric)
         index.cp.seed = int(self.random_state or 0)
         index.cp.min_points_per_centroid = 1  # n_lists is sized above; no warning
         # k-means on a sample: faiss converts binary training rows to floats
         # (4 bytes per bit), so all of a large first batch would not fit.
         sample = np.random.default_rng(self.random_state or 0).permutation(len(vectors))
-        index.train(np.ascontiguousarray(vectors[np.sort(sample[:_TRAIN_PER_LIST * n_lists])]))
+        index.train(np.ascontiguousarray(vectors[np.sort(sample[: _TRAIN_PER_LIST * n_lists])]))
         return _on_gpu(index, self.device)
 
     def _probes(self):

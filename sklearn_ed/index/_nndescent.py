@@ -40,8 +40,16 @@ class NNDescentIndex(BaseIndex):
 
     metrics = ("hamming", "euclidean")
 
-    def __init__(self, metric, *, n_symbols=None, n_neighbors=30, random_state=None,
-                 n_jobs=None, chunk_size=4096):
+    def __init__(
+        self,
+        metric,
+        *,
+        n_symbols=None,
+        n_neighbors=30,
+        random_state=None,
+        n_jobs=None,
+        chunk_size=4096,
+    ):
         super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size)
         self.n_neighbors = n_neighbors
         self.random_state = random_state
@@ -77,9 +85,12 @@ class NNDescentIndex(BaseIndex):
         if len(data) < 2:
             return None
         index = NNDescent(
-            data, metric="bit_hamming" if self.metric == "hamming" else "euclidean",
-            n_neighbors=min(self.n_neighbors, len(data) - 1), random_state=self.random_state,
-            n_jobs=self.n_jobs, compressed=False,
+            data,
+            metric="bit_hamming" if self.metric == "hamming" else "euclidean",
+            n_neighbors=min(self.n_neighbors, len(data) - 1),
+            random_state=self.random_state,
+            n_jobs=self.n_jobs,
+            compressed=False,
         )
         index.prepare()  # compile and allocate now, not during the first query
         return index
@@ -109,8 +120,9 @@ class NNDescentIndex(BaseIndex):
         ids, dists, lims = [], [], [0]
         rows = max(1, _SCAN_BLOCK // max(self.n_items, 1))
         for start in range(0, len(vectors), rows):
-            block_dist, block_ids = self._search_exhaustive(vectors[start:start + rows],
-                                                            self.n_items)
+            block_dist, block_ids = self._search_exhaustive(
+                vectors[start : start + rows], self.n_items
+            )
             for row_dist, row_ids in zip(block_dist, block_ids):
                 keep = row_dist < radius
                 ids.append(row_ids[keep])
@@ -150,8 +162,9 @@ class NNDescentIndex(BaseIndex):
         self._data = self._index = None
         if data.size:
             dtype = np.uint8 if self.metric == "hamming" else np.float32
-            width = (packed_width(n_features, self.n_symbols) if self.metric == "hamming"
-                     else n_features)
+            width = (
+                packed_width(n_features, self.n_symbols) if self.metric == "hamming" else n_features
+            )
             self._data = data.view(dtype).reshape(-1, width)
             self._index = self._build(self._data)
         return self

@@ -52,8 +52,10 @@ class SparseCosineIndex(BaseIndex):
 
     def _encode(self, embedding):
         if not sparse.issparse(embedding):
-            raise ValueError("SparseCosineIndex takes scipy sparse rows (a QGramEmbedder's "
-                             f"output), got {type(embedding).__name__}.")
+            raise ValueError(
+                "SparseCosineIndex takes scipy sparse rows (a QGramEmbedder's "
+                f"output), got {type(embedding).__name__}."
+            )
         self._check_width(embedding)
         return normalize(sparse.csr_matrix(embedding, dtype=np.float32))
 
@@ -72,8 +74,9 @@ class SparseCosineIndex(BaseIndex):
         """
         rows = self._encode(embedding)
         self._dim = rows.shape[1]
-        self._index = rows if self._index is None else sparse.vstack([self._index, rows],
-                                                                      format="csr")
+        self._index = (
+            rows if self._index is None else sparse.vstack([self._index, rows], format="csr")
+        )
         self._items_t = self._index.T.tocsr()
         return self
 
@@ -85,8 +88,9 @@ class SparseCosineIndex(BaseIndex):
     def _top(self, vectors, k, threshold=None):
         from sparse_dot_topn import sp_matmul_topn
 
-        return sp_matmul_topn(vectors, self._items_t, top_n=k, threshold=threshold,
-                              n_threads=self.n_threads)
+        return sp_matmul_topn(
+            vectors, self._items_t, top_n=k, threshold=threshold, n_threads=self.n_threads
+        )
 
     def _search(self, vectors, k):
         product = self._top(vectors, k)
@@ -99,18 +103,18 @@ class SparseCosineIndex(BaseIndex):
         indices[rows, slots] = product.indices
         distances[rows, slots] = 1.0 - product.data
         for row in np.flatnonzero(counts < k):  # items sharing no feature: cosine 0
-            found = indices[row, :counts[row]]
-            spare = np.setdiff1d(np.arange(k + len(found)), found)[:k - len(found)]
-            indices[row, counts[row]:] = spare
-            distances[row, counts[row]:] = 1.0
+            found = indices[row, : counts[row]]
+            spare = np.setdiff1d(np.arange(k + len(found)), found)[: k - len(found)]
+            indices[row, counts[row] :] = spare
+            distances[row, counts[row] :] = 1.0
         return distances, indices
 
     def _search_exhaustive(self, vectors, k):
         distances = np.empty((vectors.shape[0], self.n_items))
         rows = max(1, _SCAN_BLOCK // max(self.n_items, 1))
         for start in range(0, vectors.shape[0], rows):
-            block = (vectors[start:start + rows] @ self._items_t).toarray()
-            distances[start:start + rows] = 1.0 - block
+            block = (vectors[start : start + rows] @ self._items_t).toarray()
+            distances[start : start + rows] = 1.0 - block
         return distances, np.broadcast_to(np.arange(self.n_items), distances.shape).copy()
 
     def _to_metric_units(self, engine_distances):

@@ -49,8 +49,19 @@ class RecallCurveDisplay:
         self.k = k
 
     @classmethod
-    def from_estimator(cls, estimators, X_query, X_base, *, k=10, metric="levenshtein",
-                       n_candidates=None, exact_distances=None, n_jobs=None, ax=None):
+    def from_estimator(
+        cls,
+        estimators,
+        X_query,
+        X_base,
+        *,
+        k=10,
+        metric="levenshtein",
+        n_candidates=None,
+        exact_distances=None,
+        n_jobs=None,
+        ax=None,
+    ):
         """Plot the recall-item curve of each fitted embedder.
 
         Parameters
@@ -79,17 +90,18 @@ class RecallCurveDisplay:
         if not isinstance(estimators, dict):
             estimators = {type(estimators).__name__: estimators}
         if exact_distances is None:
-            exact_distances = pairwise_distances(X_query, X_base, metric=metric,
-                                                 n_jobs=n_jobs)
+            exact_distances = pairwise_distances(X_query, X_base, metric=metric, n_jobs=n_jobs)
         embedding_distances = {}
         for name, embedder in estimators.items():
             embedding_distances[name] = embedder_pairwise_distances(embedder, X_query, X_base)
-        return cls.from_predictions(exact_distances, embedding_distances, k=k,
-                                    n_candidates=n_candidates, ax=ax)
+        return cls.from_predictions(
+            exact_distances, embedding_distances, k=k, n_candidates=n_candidates, ax=ax
+        )
 
     @classmethod
-    def from_predictions(cls, exact_distances, embedding_distances, *, k=10,
-                         n_candidates=None, ax=None):
+    def from_predictions(
+        cls, exact_distances, embedding_distances, *, k=10, n_candidates=None, ax=None
+    ):
         """Plot recall-item curves from precomputed distance matrices.
 
         Parameters
@@ -111,8 +123,9 @@ class RecallCurveDisplay:
         """
         counts, recalls = {}, {}
         for name, embedded in embedding_distances.items():
-            counts[name], recalls[name] = recall_curve(exact_distances, embedded, k=k,
-                                                       n_candidates=n_candidates)
+            counts[name], recalls[name] = recall_curve(
+                exact_distances, embedded, k=k, n_candidates=n_candidates
+            )
         return cls(counts, recalls, k).plot(ax=ax)
 
     def plot(self, ax=None):
@@ -133,8 +146,7 @@ class RecallCurveDisplay:
             _, ax = plt.subplots()
         self.lines_ = {}
         for name in self.recall:
-            (self.lines_[name],) = ax.plot(self.n_candidates[name], self.recall[name],
-                                           label=name)
+            (self.lines_[name],) = ax.plot(self.n_candidates[name], self.recall[name], label=name)
         ax.set_xscale("log")
         ax.set_xlabel("number of candidates C")
         ax.set_ylabel(f"top-{self.k} recall")
@@ -143,4 +155,3 @@ class RecallCurveDisplay:
         ax.legend(loc="lower right")
         self.ax_, self.figure_ = ax, ax.figure
         return self
-

@@ -16,15 +16,15 @@ from ..utils import check_distance_matrices
 def _true_neighbor_ranks(exact_distances, embedding_distances, k):
     """Per query, the sorted embedding ranks (1-based) of its true top-k items."""
     exact_distances, embedding_distances = check_distance_matrices(
-        exact_distances, embedding_distances, k)
+        exact_distances, embedding_distances, k
+    )
     n_base = exact_distances.shape[1]
     ranks = []
     for exact_row, embedded_row in zip(exact_distances, embedding_distances):
         kth = np.partition(exact_row, k - 1)[k - 1]
         if not np.isfinite(kth):
             raise ValueError(
-                f"A query has fewer than k={k} base items at finite distance; "
-                "lower k."
+                f"A query has fewer than k={k} base items at finite distance; lower k."
             )
         rank = np.empty(n_base, dtype=np.int64)
         rank[np.argsort(embedded_row, kind="stable")] = np.arange(1, n_base + 1)
@@ -103,8 +103,7 @@ def top_k_recall(exact_distances, embedding_distances, *, k=10, n_candidates=100
     ...              n_candidates=2)
     0.0
     """
-    _, recall = recall_curve(exact_distances, embedding_distances, k=k,
-                             n_candidates=[n_candidates])
+    _, recall = recall_curve(exact_distances, embedding_distances, k=k, n_candidates=[n_candidates])
     return float(recall[0])
 
 
@@ -180,8 +179,9 @@ def exact_distance_speedup(exact_distances, embedding_distances, *, k=10, p=0.95
     return float(n_base / n_p)
 
 
-def approximation_error(exact_distances, embedding_distances, *, degree=1,
-                        fit_exact=None, fit_embedding=None):
+def approximation_error(
+    exact_distances, embedding_distances, *, degree=1, fit_exact=None, fit_embedding=None
+):
     """Mean relative error of exact distances estimated from embedding distances.
 
     ``e = mean |g(d_emb) - d_exact| / d_exact`` over pairs with a positive

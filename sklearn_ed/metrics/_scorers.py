@@ -45,8 +45,9 @@ def _within_fold_matrices(embedder, X, metric, n_jobs):
 def _query_base_matrices(search, X, n_jobs):
     """Exact and embedding distances from held-out queries to the fitted base."""
     queries = search._validate_X(X, reset=False)
-    exact = pairwise_distances(queries, search._fit_X, metric=search._metric_spec,
-                               n_jobs=n_jobs).astype(np.float64)
+    exact = pairwise_distances(
+        queries, search._fit_X, metric=search._metric_spec, n_jobs=n_jobs
+    ).astype(np.float64)
     embedded = embedder_pairwise_distances(search.embedder_, queries, search._fit_X)
     return exact, embedded
 
@@ -82,14 +83,19 @@ class TopKRecallScorer(_NeighborScorer):
             return self._returned_recall(estimator, X)
         exact, embedded = self._matrices(estimator, X)
         n_base = exact.shape[1] - 1  # the diagonal is excluded
-        return top_k_recall(exact, embedded, k=min(self.k, n_base),
-                            n_candidates=_resolve_count(self.n_candidates, n_base))
+        return top_k_recall(
+            exact,
+            embedded,
+            k=min(self.k, n_base),
+            n_candidates=_resolve_count(self.n_candidates, n_base),
+        )
 
     def _returned_recall(self, search, X):
         """Share of the exact top-k among the k neighbors the estimator returns."""
         queries = search._validate_X(X, reset=False)
-        exact = pairwise_distances(queries, search._fit_X, metric=search._metric_spec,
-                                   n_jobs=self.n_jobs).astype(np.float64)
+        exact = pairwise_distances(
+            queries, search._fit_X, metric=search._metric_spec, n_jobs=self.n_jobs
+        ).astype(np.float64)
         k = min(self.k, search.n_samples_fit_)
         kth = np.partition(exact, k - 1, axis=1)[:, k - 1]
         returned = search.kneighbors(queries, n_neighbors=k, return_distance=False)
@@ -97,8 +103,10 @@ class TopKRecallScorer(_NeighborScorer):
         return float(hits.sum(axis=1).clip(max=k).mean() / k)
 
     def __repr__(self):
-        return (f"make_top_k_recall_scorer(k={self.k}, n_candidates={self.n_candidates}, "
-                f"metric={self.metric!r})")
+        return (
+            f"make_top_k_recall_scorer(k={self.k}, n_candidates={self.n_candidates}, "
+            f"metric={self.metric!r})"
+        )
 
 
 class ExactDistanceSpeedupScorer(_NeighborScorer):
@@ -116,12 +124,10 @@ class ExactDistanceSpeedupScorer(_NeighborScorer):
             n_base = exact.shape[1] - 1
             speedup = exact_distance_speedup(exact, embedded, k=min(self.k, n_base), p=self.p)
             return speedup * n_base / exact.shape[1]
-        return exact_distance_speedup(exact, embedded, k=min(self.k, exact.shape[1]),
-                                      p=self.p)
+        return exact_distance_speedup(exact, embedded, k=min(self.k, exact.shape[1]), p=self.p)
 
     def __repr__(self):
-        return (f"make_exact_distance_speedup_scorer(k={self.k}, p={self.p}, "
-                f"metric={self.metric!r})")
+        return f"make_exact_distance_speedup_scorer(k={self.k}, p={self.p}, metric={self.metric!r})"
 
 
 def make_top_k_recall_scorer(k=10, n_candidates=100, *, metric="levenshtein", n_jobs=None):

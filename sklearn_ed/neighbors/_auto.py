@@ -12,9 +12,10 @@ embedder and n_candidates", from ``benchmarks/bench_defaults.py``):
   shift). On proteins, whose tenth neighbor lies at three quarters of the
   length, no embedder reached 0.6 at 12 % of the base; CNN-ED did best but
   its fit cost more than brute force, and the recall check then raises the
-  candidate count towards brute force rather than return a poor answer. A filter index for dense vectors ("hnsw",
-  "ivf", "nndescent") asked for by name gets :class:`~sklearn_ed.CGKEmbedder`
-  instead: sparse profiles have no such index;
+  candidate count towards brute force rather than return a poor answer. A
+  filter index for dense vectors ("hnsw", "ivf", "nndescent") asked for by
+  name gets :class:`~sklearn_ed.CGKEmbedder` instead: sparse profiles have no
+  such index;
 * other objects (series under DTW, point sets under chamfer, callables):
   :class:`~sklearn_ed.FastMapEmbedder`, which needs nothing but the metric.
 """

@@ -6,12 +6,10 @@ query:  embed the queries, take ``n_candidates`` by embedding distance
         (refine). Returned distances are always exact.
 """
 
-import math
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy import sparse
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils._param_validation import HasMethods, Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -19,7 +17,6 @@ from tqdm.auto import tqdm
 
 from ..distances import (
     Metric,
-    candidate_distances,
     declare_metric_input,
     get_metric,
 )
@@ -28,22 +25,20 @@ from ..index import (
     embed_for_index,
     embedding_spec,
     make_index,
-    sort_by_value,
 )
 from ..utils import check_items, take_items
 from ._auto import choose_embedder
 from ._batching import (
     FIT_BATCH_SIZE,
-    QUERY_BATCH_SIZE,
     batches,
     concat_items,
-    short_strings,
 )
-from ._exact import check_lower_bound, verify_bounded
+from ._exact import check_lower_bound
+from ._kneighbors import KNeighborsMixin
 from ._recall_check import check_recall, low_recall_advice, sample_size
 
 
-class FilterRefineBase(BaseEstimator):
+class FilterRefineBase(KNeighborsMixin, BaseEstimator):
     """Base class of the FilterRefine estimators (not for direct use)."""
 
     _parameter_constraints: dict = {
@@ -65,10 +60,22 @@ class FilterRefineBase(BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, embedder="auto", *, metric="levenshtein", n_neighbors=5,
-                 n_candidates="auto", target_recall=0.95, check_recall=True,
-                 filter_algorithm="auto", index_params=None, exact=False,
-                 n_jobs=None, random_state=None, verbose=0):
+    def __init__(
+        self,
+        embedder="auto",
+        *,
+        metric="levenshtein",
+        n_neighbors=5,
+        n_candidates="auto",
+        target_recall=0.95,
+        check_recall=True,
+        filter_algorithm="auto",
+        index_params=None,
+        exact=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
         self.embedder = embedder
         self.metric = metric
         self.n_neighbors = n_neighbors
@@ -96,10 +103,10 @@ class FilterRefineBase(BaseEstimator):
         self.n_samples_fit_ = len(X)
         embedder = self._make_embedder(X)
         self.index_ = None
-        self._log(f"embedder: {type(embedder).__name__}; filter index: "
-                  f"{self.filter_algorithm}")
-        if getattr(embedder, "embedding_metric", None) == "cosine" and \
-                hasattr(embedder, "fit_transform"):
+        self._log(f"embedder: {type(embedder).__name__}; filter index: {self.filter_algorithm}")
+        if getattr(embedder, "embedding_metric", None) == "cosine" and hasattr(
+            embedder, "fit_transform"
+        ):
             # Sparse profiles take the memory of the text itself: one pass over
             # the base fits the embedder and embeds it (fit, then transform,
             # would read the text twice). A FrozenEstimator has no
@@ -135,13 +142,19 @@ class FilterRefineBase(BaseEstimator):
         self.recall_curve_ = np.empty((0, 3))
         self._recall_check = None
         self.estimated_recall_ = self.estimated_recall_se_ = float("nan")
-        if fixed is None and n_available <= 2 * sample_size(k) or \
-                fixed is not None and fixed >= n_available:
+        if (
+            fixed is None
+            and n_available <= 2 * sample_size(k)
+            or fixed is not None
+            and fixed >= n_available
+        ):
             # Brute force costs no more than a check: every item is a candidate.
             self.n_candidates_ = self.n_samples_fit_ if fixed is None else fixed
             self.estimated_recall_, self.estimated_recall_se_ = 1.0, 0.0
-            self._log(f"{self.n_samples_fit_} items: n_candidates_={self.n_candidates_}, "
-                      "every item is verified (exact search)")
+            self._log(
+                f"{self.n_samples_fit_} items: n_candidates_={self.n_candidates_}, "
+                "every item is verified (exact search)"
+            )
             return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
         if not self.check_recall:
             self.n_candidates_ = fixed
@@ -149,26 +162,32 @@ class FilterRefineBase(BaseEstimator):
         with self._progress(sample_size(k), "recall check (exact brute force)") as progress:
             check = check_recall(self, k, fixed or 0, progress)
         self._recall_check = check
-        self.recall_curve_ = np.column_stack([check.grid, check.recall(),
-                                              check.standard_error()])
+        self.recall_curve_ = np.column_stack([check.grid, check.recall(), check.standard_error()])
         chosen = fixed if fixed is not None else check.smallest_reaching(self.target_recall)
         self.n_candidates_ = int(chosen if chosen is not None else check.grid[-1])
         self.estimated_recall_, self.estimated_recall_se_ = check.at(self.n_candidates_)
-        self._log(f"n_candidates_={self.n_candidates_}: estimated top-{k} recall "
-                  f"{self.estimated_recall_:.3f} +/- {self.estimated_recall_se_:.3f} "
-                  f"({check.n_queries} pseudo-queries)")
+        self._log(
+            f"n_candidates_={self.n_candidates_}: estimated top-{k} recall "
+            f"{self.estimated_recall_:.3f} +/- {self.estimated_recall_se_:.3f} "
+            f"({check.n_queries} pseudo-queries)"
+        )
         if self.estimated_recall_ < self.target_recall and not self.exact:
             # exact=True answers exactly whatever the filter's recall.
-            message = low_recall_advice(check, k, self.n_candidates_, fixed, self.target_recall,
-                                        type(self.embedder_).__name__)
+            message = low_recall_advice(
+                check,
+                k,
+                self.n_candidates_,
+                fixed,
+                self.target_recall,
+                type(self.embedder_).__name__,
+            )
             # Raised from fit: _fit_context, fit, _fit, _fit_n_candidates, here.
             warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=5)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
 
     def _fit_bound(self):
         """The metric's lower bound over the base, where a search needs it."""
-        self._bound = self._metric_spec.lower_bound(self._fit_X) if self._needs_bound() \
-            else None
+        self._bound = self._metric_spec.lower_bound(self._fit_X) if self._needs_bound() else None
 
     def _needs_bound(self):
         return self.exact
@@ -185,9 +204,14 @@ class FilterRefineBase(BaseEstimator):
         """Append embedded items to the index, built for ``n_items`` at the first call."""
         if self.index_ is None:
             self.index_ = make_index(
-                self.filter_algorithm, embedding_spec(self.embedder_), n_items=n_items,
-                n_features=embedding.shape[1], params=self.index_params,
-                random_state=self.random_state, n_jobs=self.n_jobs)
+                self.filter_algorithm,
+                embedding_spec(self.embedder_),
+                n_items=n_items,
+                n_features=embedding.shape[1],
+                params=self.index_params,
+                random_state=self.random_state,
+                n_jobs=self.n_jobs,
+            )
         self.index_.add(embedding)
 
     def _partial_fit(self, X):
@@ -202,9 +226,13 @@ class FilterRefineBase(BaseEstimator):
         return self
 
     def _check_partial_fit(self, X):
-        check_is_fitted(self, msg=(
-            "This %(name)s instance is not fitted yet: partial_fit appends items "
-            "to a fitted index with the fitted embedder. Call fit first."))
+        check_is_fitted(
+            self,
+            msg=(
+                "This %(name)s instance is not fitted yet: partial_fit appends items "
+                "to a fitted index with the fitted embedder. Call fit first."
+            ),
+        )
         return self._validate_X(X, reset=False)
 
     def _resolve_metric(self):
@@ -221,10 +249,10 @@ class FilterRefineBase(BaseEstimator):
         return check_items(X, input_type)
 
     def _make_embedder(self, X):
-        if self.embedder is None or (isinstance(self.embedder, str)
-                                     and self.embedder == "auto"):
-            return choose_embedder(X, self._metric_spec, self.filter_algorithm, self.n_jobs,
-                                   self.random_state)
+        if self.embedder is None or (isinstance(self.embedder, str) and self.embedder == "auto"):
+            return choose_embedder(
+                X, self._metric_spec, self.filter_algorithm, self.n_jobs, self.random_state
+            )
         return clone(self.embedder)
 
     def _embed(self, X):
@@ -252,138 +280,3 @@ class FilterRefineBase(BaseEstimator):
 
     def __sklearn_tags__(self):
         return declare_metric_input(super().__sklearn_tags__(), self.metric)
-
-    # ------------------------------------------------------------ kneighbors
-    def _resolve_n_candidates(self, n_available):
-        if self.n_candidates == "auto":
-            return min(self.n_candidates_, n_available)
-        if isinstance(self.n_candidates, Integral):
-            return min(self.n_candidates, n_available)
-        return min(max(1, math.ceil(self.n_candidates * n_available)), n_available)
-
-    def _check_n_candidates(self, n_neighbors, n_available):
-        n_candidates = self._resolve_n_candidates(n_available)
-        if n_candidates < min(n_neighbors, n_available):
-            raise ValueError(
-                f"n_candidates={self.n_candidates} gives {n_candidates} candidates, "
-                f"fewer than n_neighbors={n_neighbors}; the refine step could not "
-                "return enough neighbors. Increase n_candidates."
-            )
-        return n_candidates
-
-    def _queries(self, X):
-        """Validated queries and the self index to exclude (``None`` for new queries)."""
-        if X is None:
-            return self._fit_X, np.arange(self.n_samples_fit_)
-        return self._validate_X(X, reset=False), None
-
-    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
-        """Find the K nearest neighbors of each query under the exact metric.
-
-        Candidates are the ``n_candidates`` nearest base items in the
-        embedding space; the exact metric ranks them. Ties are broken by
-        base index. With ``n_candidates >= n_samples_fit_`` the result is
-        the exact brute-force answer. Queries are processed in batches, so
-        the extra memory of a call is bounded whatever their number.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_queries,) or (n_queries, n_features), default=None
-            Queries. ``None`` uses the fitted samples, each excluded from its
-            own neighbors.
-        n_neighbors : int, default=None
-            Number of neighbors; defaults to the constructor's value.
-        return_distance : bool, default=True
-            Whether to return the distances.
-
-        Returns
-        -------
-        neigh_dist : ndarray of float64, shape (n_queries, n_neighbors)
-            Exact distances, ascending. Only if ``return_distance=True``.
-        neigh_ind : ndarray of int64, shape (n_queries, n_neighbors)
-            Indices of the neighbors in the fitted data.
-        """
-        distances, indices = self._kneighbors(X, n_neighbors)
-        return (distances, indices) if return_distance else indices
-
-    def _kneighbors(self, X=None, n_neighbors=None, verified=None):
-        """kneighbors; ``verified`` (a list) receives exact distances per query."""
-        check_is_fitted(self)
-        n_neighbors = self.n_neighbors if n_neighbors is None else n_neighbors
-        if not isinstance(n_neighbors, Integral) or n_neighbors < 1:
-            raise ValueError(f"n_neighbors must be a positive integer, got {n_neighbors!r}.")
-        queries, exclude = self._queries(X)
-        n_available = self.n_samples_fit_ - (exclude is not None)
-        if n_neighbors > n_available:
-            raise ValueError(
-                f"Expected n_neighbors <= n_samples_fit = {n_available}, but "
-                f"n_neighbors = {n_neighbors}. Ask for fewer neighbors or fit on "
-                "more samples."
-            )
-        n_candidates = self._check_n_candidates(n_neighbors, n_available)
-        distances = np.empty((len(queries), n_neighbors), dtype=np.float64)
-        indices = np.empty((len(queries), n_neighbors), dtype=np.int64)
-        with self._progress(len(queries), "filter and refine") as progress:
-            for rows in batches(len(queries), QUERY_BATCH_SIZE):
-                batch = take_items(queries, np.arange(rows.start, rows.stop))
-                batch_exclude = None if exclude is None else exclude[rows]
-                _, candidates = self.index_.search(self._embed(batch), n_candidates,
-                                                   exclude=batch_exclude)
-                found = self._refine(batch, candidates, n_neighbors)
-                counts = (candidates >= 0).sum(axis=1)
-                if self.exact:
-                    found, extra = verify_bounded(self, batch, *found, candidates,
-                                                  batch_exclude)
-                    counts = counts + extra
-                distances[rows], indices[rows] = found
-                if verified is not None:
-                    verified.append(counts)
-                progress.update(len(batch))
-        return distances, indices
-
-
-    def _refine(self, queries, candidates, n_neighbors):
-        """Exact distances to the candidates; keep the best ``n_neighbors``."""
-        spec = self._metric_spec
-        if spec.supports_cutoff and candidates.shape[1] > n_neighbors and \
-                not short_strings(queries):
-            # The best-embedded n_neighbors candidates bound the k-th distance;
-            # rapidfuzz abandons the remaining pairs as soon as they exceed it.
-            head = candidate_distances(queries, self._fit_X, candidates[:, :n_neighbors],
-                                       spec, n_jobs=self.n_jobs, check_input=False)
-            tail = candidate_distances(queries, self._fit_X, candidates[:, n_neighbors:],
-                                       spec, score_cutoff=head.max(axis=1), n_jobs=self.n_jobs,
-                                       check_input=False)
-            exact = np.hstack([head, tail])
-        else:
-            exact = candidate_distances(queries, self._fit_X, candidates, spec,
-                                        n_jobs=self.n_jobs, check_input=False)
-        by_index = np.argsort(candidates, axis=1)
-        indices, distances = sort_by_value(np.take_along_axis(candidates, by_index, axis=1),
-                                           np.take_along_axis(exact, by_index, axis=1))
-        return distances[:, :n_neighbors], indices[:, :n_neighbors]
-
-    def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
-        """Sparse graph of the K nearest neighbors of each query.
-
-        Parameters
-        ----------
-        X : array-like, default=None
-            Queries; ``None`` uses the fitted samples (excluding self).
-        n_neighbors : int, default=None
-            Neighbors per row; defaults to the constructor's value.
-        mode : {"connectivity", "distance"}, default="connectivity"
-            Ones, or the exact distances, as edge values.
-
-        Returns
-        -------
-        graph : sparse matrix in CSR format, shape (n_queries, n_samples_fit)
-        """
-        if mode not in ("connectivity", "distance"):
-            raise ValueError(f'mode must be "connectivity" or "distance", got {mode!r}.')
-        distances, indices = self.kneighbors(X, n_neighbors, return_distance=True)
-        n_queries, n_per_row = indices.shape
-        data = distances.ravel() if mode == "distance" else np.ones(indices.size)
-        indptr = np.arange(0, n_queries * n_per_row + 1, n_per_row)
-        return sparse.csr_matrix((data, indices.ravel(), indptr),
-                                 shape=(n_queries, self.n_samples_fit_))

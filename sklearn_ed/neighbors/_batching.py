@@ -32,6 +32,6 @@ def concat_items(left, right):
     if isinstance(left, np.ndarray) and left.ndim == 2:
         return np.vstack([left, right])
     joined = np.empty(len(left) + len(right), dtype=object)
-    joined[:len(left)] = left
-    joined[len(left):] = right
+    joined[: len(left)] = left
+    joined[len(left) :] = right
     return joined

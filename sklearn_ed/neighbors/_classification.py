@@ -99,15 +99,38 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
     ['a', 'b']
     """
 
-    def __init__(self, embedder="auto", *, metric="levenshtein", n_neighbors=5,
-                 weights="uniform", ties="include", n_candidates="auto", target_recall=0.95,
-                 check_recall=True, filter_algorithm="auto", index_params=None,
-                 exact=False, n_jobs=None, random_state=None, verbose=0):
-        super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
-                         n_candidates=n_candidates, target_recall=target_recall,
-                         check_recall=check_recall, filter_algorithm=filter_algorithm,
-                         index_params=index_params, exact=exact, n_jobs=n_jobs,
-                         random_state=random_state, verbose=verbose)
+    def __init__(
+        self,
+        embedder="auto",
+        *,
+        metric="levenshtein",
+        n_neighbors=5,
+        weights="uniform",
+        ties="include",
+        n_candidates="auto",
+        target_recall=0.95,
+        check_recall=True,
+        filter_algorithm="auto",
+        index_params=None,
+        exact=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        super().__init__(
+            embedder,
+            metric=metric,
+            n_neighbors=n_neighbors,
+            n_candidates=n_candidates,
+            target_recall=target_recall,
+            check_recall=check_recall,
+            filter_algorithm=filter_algorithm,
+            index_params=index_params,
+            exact=exact,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            verbose=verbose,
+        )
         self.weights = weights
         self.ties = ties
 

@@ -46,8 +46,9 @@ def verify_bounded(search, queries, distances, indices, candidates, exclude):
     bounded = bounded_items(search, queries, distances[:, -1], exclude, candidates)
     verified = np.zeros(len(queries), dtype=np.int64)
     for row, (items, bounds) in enumerate(bounded):
-        verified[row] = _verify_row(search, queries[row], items, bounds, distances[row],
-                                    indices[row])
+        verified[row] = _verify_row(
+            search, queries[row], items, bounds, distances[row], indices[row]
+        )
     return (distances, indices), verified
 
 
@@ -57,15 +58,21 @@ def _verify_row(search, query, items, bounds, distances, indices):
     items, bounds = items[order], bounds[order]
     n_verified = 0
     for start in range(0, len(items), _VERIFY_BLOCK):
-        block = items[start:start + _VERIFY_BLOCK]
-        block = block[bounds[start:start + _VERIFY_BLOCK] <= distances[-1]]
+        block = items[start : start + _VERIFY_BLOCK]
+        block = block[bounds[start : start + _VERIFY_BLOCK] <= distances[-1]]
         if block.size == 0:  # the bounds only grow, the k-th distance only falls
             break
-        exact = candidate_distances([query], search._fit_X, block[None, :], search._metric_spec,
-                                    score_cutoff=distances[-1:], check_input=False)[0]
+        exact = candidate_distances(
+            [query],
+            search._fit_X,
+            block[None, :],
+            search._metric_spec,
+            score_cutoff=distances[-1:],
+            check_input=False,
+        )[0]
         merged_ind = np.concatenate([indices, block])
         merged_dist = np.concatenate([distances, exact])
-        order = np.lexsort((merged_ind, merged_dist))[:len(indices)]
+        order = np.lexsort((merged_ind, merged_dist))[: len(indices)]
         indices[:], distances[:] = merged_ind[order], merged_dist[order]
         n_verified += block.size
     return n_verified
@@ -74,8 +81,7 @@ def _verify_row(search, query, items, bounds, distances, indices):
 def check_lower_bound(metric_spec, metric_name):
     """Raise unless the metric declares the lower bound ``exact=True`` prunes with."""
     if metric_spec.lower_bound is None:
-        names = [name for name in available_metrics()
-                 if get_metric(name).lower_bound is not None]
+        names = [name for name in available_metrics() if get_metric(name).lower_bound is not None]
         raise ValueError(
             f"exact=True needs a metric that declares a lower bound ({names}, or "
             "make_dtw_metric(window=...)); "

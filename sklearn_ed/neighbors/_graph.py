@@ -6,8 +6,7 @@ from sklearn.utils._param_validation import StrOptions
 from ._base import FilterRefineBase
 
 
-class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                              FilterRefineBase):
+class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, FilterRefineBase):
     """Sparse k-nearest-neighbor graph under an expensive metric.
 
     The output has the format of :class:`sklearn.neighbors.KNeighborsTransformer`,
@@ -87,15 +86,37 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "mode": [StrOptions({"distance", "connectivity"})],
     }
 
-    def __init__(self, embedder="auto", *, mode="distance", metric="levenshtein",
-                 n_neighbors=5, n_candidates="auto", target_recall=0.95, check_recall=True,
-                 filter_algorithm="auto", index_params=None, exact=False, n_jobs=None,
-                 random_state=None, verbose=0):
-        super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
-                         n_candidates=n_candidates, target_recall=target_recall,
-                         check_recall=check_recall, filter_algorithm=filter_algorithm,
-                         index_params=index_params, exact=exact, n_jobs=n_jobs,
-                         random_state=random_state, verbose=verbose)
+    def __init__(
+        self,
+        embedder="auto",
+        *,
+        mode="distance",
+        metric="levenshtein",
+        n_neighbors=5,
+        n_candidates="auto",
+        target_recall=0.95,
+        check_recall=True,
+        filter_algorithm="auto",
+        index_params=None,
+        exact=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        super().__init__(
+            embedder,
+            metric=metric,
+            n_neighbors=n_neighbors,
+            n_candidates=n_candidates,
+            target_recall=target_recall,
+            check_recall=check_recall,
+            filter_algorithm=filter_algorithm,
+            index_params=index_params,
+            exact=exact,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            verbose=verbose,
+        )
         self.mode = mode
 
     @_fit_context(prefer_skip_nested_validation=False)

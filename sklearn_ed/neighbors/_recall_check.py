@@ -42,8 +42,7 @@ def candidate_grid(n_neighbors, n_available, at_least=0):
     grid = {top, min(at_least, top)} - {0}
     decade = 1
     while n_neighbors * decade <= top:
-        grid.update(min(top, math.ceil(n_neighbors * decade * step))
-                    for step in _STEPS_PER_DECADE)
+        grid.update(min(top, math.ceil(n_neighbors * decade * step)) for step in _STEPS_PER_DECADE)
         decade *= 10
     return np.array(sorted(grid), dtype=np.int64)
 
@@ -100,16 +99,22 @@ class RecallCheck:
 def low_recall_advice(check, k, n_candidates, fixed, target, embedder_name):
     """The warning of a recall estimate below ``target``, with what to change."""
     estimate, error = check.at(n_candidates)
-    message = (f"estimated top-{k} recall {estimate:.3f} (+/- {error:.3f}, "
-               f"{check.n_queries} items of the base as queries) at "
-               f"n_candidates={n_candidates} is below target_recall={target}")
+    message = (
+        f"estimated top-{k} recall {estimate:.3f} (+/- {error:.3f}, "
+        f"{check.n_queries} items of the base as queries) at "
+        f"n_candidates={n_candidates} is below target_recall={target}"
+    )
     enough = check.smallest_reaching(target)
     if fixed is not None and enough is not None:
-        return f'{message}; n_candidates={enough} reaches it on the sample; or set ' \
-               'n_candidates="auto".'
-    return (f"{message}; no candidate count up to {int(check.grid[-1])} reaches it with "
-            f"{embedder_name}: use exact=True (exact answers), another embedder, or a "
-            "lower target_recall.")
+        return (
+            f"{message}; n_candidates={enough} reaches it on the sample; or set "
+            'n_candidates="auto".'
+        )
+    return (
+        f"{message}; no candidate count up to {int(check.grid[-1])} reaches it with "
+        f"{embedder_name}: use exact=True (exact answers), another embedder, or a "
+        "lower target_recall."
+    )
 
 
 def check_recall(search, n_neighbors, at_least, progress):
@@ -120,14 +125,16 @@ def check_recall(search, n_neighbors, at_least, progress):
     """
     n_samples = search.n_samples_fit_
     rng = check_random_state(search.random_state)
-    queries = np.sort(rng.choice(n_samples, size=min(sample_size(n_neighbors), n_samples),
-                                 replace=False))
+    queries = np.sort(
+        rng.choice(n_samples, size=min(sample_size(n_neighbors), n_samples), replace=False)
+    )
     grid = candidate_grid(n_neighbors, n_samples - 1, at_least)
     items = take_items(search._fit_X, queries)
     query_embedding = search._embed(items)
     _, candidates = search.index_.search(query_embedding, int(grid[-1]), exclude=queries)
-    refined = candidate_distances(items, search._fit_X, candidates, search._metric_spec,
-                                  n_jobs=search.n_jobs)
+    refined = candidate_distances(
+        items, search._fit_X, candidates, search._metric_spec, n_jobs=search.n_jobs
+    )
     upper = np.sort(refined, axis=1)[:, n_neighbors - 1]
     limits = np.maximum(upper, float(search.radius) if hasattr(search, "radius") else 0.0)
     exact = _brute_force(search, items, queries, limits, progress)
@@ -146,8 +153,14 @@ def _brute_force(search, items, queries, limits, progress):
     cut-offs get the limit, which rapidfuzz turns into a banded computation on
     long strings. A query's own entry is ``inf``.
     """
-    exact = pairwise_distances(items, search._fit_X, search._metric_spec, score_cutoff=limits,
-                               n_jobs=search.n_jobs, check_input=False)
+    exact = pairwise_distances(
+        items,
+        search._fit_X,
+        search._metric_spec,
+        score_cutoff=limits,
+        n_jobs=search.n_jobs,
+        check_input=False,
+    )
     exact[np.arange(len(queries)), queries] = np.inf
     progress.update(len(queries))
     return exact
@@ -167,8 +180,10 @@ def _radius_calibration(search, query_embedding, exact, limits):
     if rows.size == 0:
         return np.zeros((0, 2))
     embedded = paired_embedding_distances(
-        query_embedding[rows], search._embed(take_items(search._fit_X, columns)),
-        search.embedding_metric_)
+        query_embedding[rows],
+        search._embed(take_items(search._fit_X, columns)),
+        search.embedding_metric_,
+    )
     distances = exact[rows, columns]
     radii = np.unique(distances)
     thresholds = np.full(len(radii), np.nan)

@@ -69,16 +69,18 @@ class SupervisedFilterRefineBase(FilterRefineBase):
             return indices, np.ones_like(distances) if weights is None else weights
         distances, indices, tied = self._neighbors_and_ties(X)
         kth = distances[:, -1]
-        rows = [_shared_row(d, i, k_dist, t, self.n_neighbors)
-                for d, i, k_dist, t in zip(distances, indices, kth, tied)]
+        rows = [
+            _shared_row(d, i, k_dist, t, self.n_neighbors)
+            for d, i, k_dist, t in zip(distances, indices, kth, tied)
+        ]
         width = max(len(row[0]) for row in rows)
         padded = np.zeros((len(rows), width), dtype=np.int64)
         padded_distances = np.repeat(kth[:, None], width, axis=1)
         shares = np.zeros((len(rows), width))
         for position, (row_indices, row_distances, row_shares) in enumerate(rows):
-            padded[position, :len(row_indices)] = row_indices
-            padded_distances[position, :len(row_indices)] = row_distances
-            shares[position, :len(row_indices)] = row_shares
+            padded[position, : len(row_indices)] = row_indices
+            padded_distances[position, : len(row_indices)] = row_distances
+            shares[position, : len(row_indices)] = row_shares
         weights = neighbor_weights(padded_distances, self.weights)
         return padded, shares if weights is None else weights * shares
 
@@ -90,21 +92,36 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         if not self.exact:
             n_available = self.n_samples_fit_ - (X is None)
             all_distances, all_indices = self._kneighbors(
-                X, n_neighbors=self._resolve_n_candidates(n_available))
-            distances = all_distances[:, :self.n_neighbors]
+                X, n_neighbors=self._resolve_n_candidates(n_available)
+            )
+            distances = all_distances[:, : self.n_neighbors]
             kth = distances[:, -1]
-            return distances, all_indices[:, :self.n_neighbors], [
-                row_indices[row == limit]
-                for row, row_indices, limit in zip(all_distances, all_indices, kth)]
+            return (
+                distances,
+                all_indices[:, : self.n_neighbors],
+                [
+                    row_indices[row == limit]
+                    for row, row_indices, limit in zip(all_distances, all_indices, kth)
+                ],
+            )
         distances, indices = self.kneighbors(X)
         kth = distances[:, -1]
         queries, exclude = self._queries(X)
         found = [items for items, _ in bounded_items(self, queries, kth, exclude)]
-        exact = ragged_candidate_distances(queries, self._fit_X, found, self._metric_spec,
-                                           score_cutoff=kth, n_jobs=self.n_jobs,
-                                           check_input=False)
-        return distances, indices, [items[row == limit]
-                                    for items, row, limit in zip(found, exact, kth)]
+        exact = ragged_candidate_distances(
+            queries,
+            self._fit_X,
+            found,
+            self._metric_spec,
+            score_cutoff=kth,
+            n_jobs=self.n_jobs,
+            check_input=False,
+        )
+        return (
+            distances,
+            indices,
+            [items[row == limit] for items, row, limit in zip(found, exact, kth)],
+        )
 
     def _validate_X_y(self, X, y):
         if y is None:
@@ -112,8 +129,7 @@ class SupervisedFilterRefineBase(FilterRefineBase):
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
         if self._metric_spec.input_type == "vectors":
-            return validate_data(self, X, y, dtype=[np.float64, np.float32],
-                                 multi_output=True)
+            return validate_data(self, X, y, dtype=[np.float64, np.float32], multi_output=True)
         X = self._validate_X(X, reset=True)
         y = np.asarray(y)
         check_consistent_length(X, y)
@@ -127,6 +143,7 @@ def _shared_row(distances, indices, kth, tied, n_neighbors):
     tied = np.sort(tied)
     voters = np.concatenate([indices[closer], tied])
     voter_distances = np.concatenate([distances[closer], np.full(len(tied), kth)])
-    shares = np.concatenate([np.ones(n_closer),
-                             np.full(len(tied), (n_neighbors - n_closer) / max(len(tied), 1))])
+    shares = np.concatenate(
+        [np.ones(n_closer), np.full(len(tied), (n_neighbors - n_closer) / max(len(tied), 1))]
+    )
     return voters, voter_distances, shares

@@ -151,15 +151,38 @@ class FilterRefineNeighbors(FilterRefineBase):
         "radius_blowup": [Interval(Real, 1, None, closed="both")],
     }
 
-    def __init__(self, embedder="auto", *, metric="levenshtein", n_neighbors=5, radius=1.0,
-                 n_candidates="auto", target_recall=0.95, check_recall=True,
-                 radius_blowup=1.0, filter_algorithm="auto", index_params=None,
-                 exact=False, n_jobs=None, random_state=None, verbose=0):
-        super().__init__(embedder, metric=metric, n_neighbors=n_neighbors,
-                         n_candidates=n_candidates, target_recall=target_recall,
-                         check_recall=check_recall, filter_algorithm=filter_algorithm,
-                         index_params=index_params, exact=exact, n_jobs=n_jobs,
-                         random_state=random_state, verbose=verbose)
+    def __init__(
+        self,
+        embedder="auto",
+        *,
+        metric="levenshtein",
+        n_neighbors=5,
+        radius=1.0,
+        n_candidates="auto",
+        target_recall=0.95,
+        check_recall=True,
+        radius_blowup=1.0,
+        filter_algorithm="auto",
+        index_params=None,
+        exact=False,
+        n_jobs=None,
+        random_state=None,
+        verbose=0,
+    ):
+        super().__init__(
+            embedder,
+            metric=metric,
+            n_neighbors=n_neighbors,
+            n_candidates=n_candidates,
+            target_recall=target_recall,
+            check_recall=check_recall,
+            filter_algorithm=filter_algorithm,
+            index_params=index_params,
+            exact=exact,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            verbose=verbose,
+        )
         self.radius = radius
         self.radius_blowup = radius_blowup
 
@@ -253,15 +276,22 @@ class FilterRefineNeighbors(FilterRefineBase):
                 found = list(_within(self, batch, batch_exclude, radius))
             else:
                 found = self.index_.range_search(self._embed(batch), threshold, batch_exclude)
-            neigh_dist[rows], neigh_ind[rows] = self._verify_radius(batch, found, radius,
-                                                                    sort_results)
+            neigh_dist[rows], neigh_ind[rows] = self._verify_radius(
+                batch, found, radius, sort_results
+            )
         return (neigh_dist, neigh_ind) if return_distance else neigh_ind
 
     def _verify_radius(self, queries, found, radius, sort_results):
         """Exact distances to the radius candidates; keep those within ``radius``."""
-        exact = ragged_candidate_distances(queries, self._fit_X, found, self._metric_spec,
-                                           score_cutoff=np.full(len(found), float(radius)),
-                                           n_jobs=self.n_jobs, check_input=False)
+        exact = ragged_candidate_distances(
+            queries,
+            self._fit_X,
+            found,
+            self._metric_spec,
+            score_cutoff=np.full(len(found), float(radius)),
+            n_jobs=self.n_jobs,
+            check_input=False,
+        )
         neigh_dist = np.empty(len(found), dtype=object)
         neigh_ind = np.empty(len(found), dtype=object)
         for row, (hits, distances) in enumerate(zip(found, exact)):
@@ -277,8 +307,9 @@ class FilterRefineNeighbors(FilterRefineBase):
         # Radius queries on short strings verify what the lossless bound keeps:
         # q-grams cannot see one edit in a three-letter word, and verifying
         # short strings is cheap.
-        return self.exact or (self._metric_spec.lower_bound is not None
-                              and short_strings(self._fit_X))
+        return self.exact or (
+            self._metric_spec.lower_bound is not None and short_strings(self._fit_X)
+        )
 
     def _embedding_threshold(self, radius):
         """Embedding distance within which the radius candidates are taken.
@@ -303,8 +334,7 @@ class FilterRefineNeighbors(FilterRefineBase):
             threshold = thresholds[-1] * radius / max(radii[-1], 1e-12)
         return self.radius_blowup * threshold
 
-    def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity",
-                               sort_results=False):
+    def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity", sort_results=False):
         """Sparse graph of the items within ``radius`` of each query.
 
         Parameters
@@ -328,10 +358,10 @@ class FilterRefineNeighbors(FilterRefineBase):
         counts = np.fromiter(map(len, neigh_ind), dtype=np.int64, count=len(neigh_ind))
         indptr = np.concatenate([[0], np.cumsum(counts)])
         indices = np.concatenate(list(neigh_ind)) if len(neigh_ind) else np.empty(0, np.int64)
-        data = (np.concatenate(list(neigh_dist)) if mode == "distance"
-                else np.ones(indices.size))
-        return sparse.csr_matrix((data, indices, indptr),
-                                 shape=(len(neigh_ind), self.n_samples_fit_))
+        data = np.concatenate(list(neigh_dist)) if mode == "distance" else np.ones(indices.size)
+        return sparse.csr_matrix(
+            (data, indices, indptr), shape=(len(neigh_ind), self.n_samples_fit_)
+        )
 
 
 def _within(search, queries, exclude, radius):

@@ -41,18 +41,30 @@ from ._embedder import (
 # Torch is imported on first use of a torch name, so ``import sklearn_ed`` stays
 # fast for users of the numeric and CGK/q-gram paths.
 _LAZY = {
-    "GRUModule": "_gru", "HashLearningNet": "_gru", "LearnedCGKPrime": "_gru",
-    "HalfSquaredTripletLoss": "_losses", "PairAbsoluteLoss": "_losses",
+    "GRUModule": "_gru",
+    "HashLearningNet": "_gru",
+    "LearnedCGKPrime": "_gru",
+    "HalfSquaredTripletLoss": "_losses",
+    "PairAbsoluteLoss": "_losses",
     "TripletApproximationLoss": "_losses",
-    "CNNEDModule": "_modules", "affine_lookup_table": "_modules", "pad_symbols": "_modules",
-    "ResampleTriplets": "_training", "TripletNet": "_training", "resolve_device": "_training",
-    "seeded_torch": "_training", "torch_threads": "_training",
-    "inference_device": "_training", "forward_in_batches": "_training",
-    "TopKTripletDataset": "_triplets", "top_k_neighbors": "_triplets",
+    "CNNEDModule": "_modules",
+    "affine_lookup_table": "_modules",
+    "pad_symbols": "_modules",
+    "ResampleTriplets": "_training",
+    "TripletNet": "_training",
+    "resolve_device": "_training",
+    "seeded_torch": "_training",
+    "torch_threads": "_training",
+    "inference_device": "_training",
+    "forward_in_batches": "_training",
+    "TopKTripletDataset": "_triplets",
+    "top_k_neighbors": "_triplets",
     "lookup_sum": "_kernels",
-    "Conv1dEmbeddingNet": "_metric_networks", "MLPEmbeddingNet": "_metric_networks",
+    "Conv1dEmbeddingNet": "_metric_networks",
+    "MLPEmbeddingNet": "_metric_networks",
     "TripletMarginLoss": "_metric_networks",
-    "MineTriplets": "_mining", "MinedTripletDataset": "_mining",
+    "MineTriplets": "_mining",
+    "MinedTripletDataset": "_mining",
 }
 
 
@@ -62,8 +74,12 @@ _RENAMED = {"top_k_neighbours": "top_k_neighbors"}
 
 def __getattr__(name):
     if name in _RENAMED:
-        warnings.warn(f"sklearn_ed.nn.{name} was renamed {_RENAMED[name]} in 0.2.0; the old "
-                      "name will be removed in 0.3.0.", FutureWarning, stacklevel=2)
+        warnings.warn(
+            f"sklearn_ed.nn.{name} was renamed {_RENAMED[name]} in 0.2.0; the old "
+            "name will be removed in 0.3.0.",
+            FutureWarning,
+            stacklevel=2,
+        )
         return __getattr__(_RENAMED[name])
     if name in _LAZY:
         value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
@@ -74,6 +90,7 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "CNNEDModule",

@@ -72,7 +72,8 @@ def adapted_n_neighbors(n_neighbors, n_train, owner):
         warnings.warn(
             f"n_neighbors={n_neighbors} needs at least {n_neighbors + 1} training strings, "
             f"got {n_train}; using n_neighbors={k}.",
-            UserWarning, stacklevel=4,
+            UserWarning,
+            stacklevel=4,
         )
     return k
 
@@ -117,19 +118,27 @@ class TorchEmbedderMixin:
         callbacks = list(first)
         if self.verbose >= 2:
             callbacks.append(("progress_bar", ProgressBar()))
-        callbacks += [(f"user_{i}", cb) if not isinstance(cb, tuple) else cb
-                      for i, cb in enumerate(copy.deepcopy(self.callbacks or []))]
+        callbacks += [
+            (f"user_{i}", cb) if not isinstance(cb, tuple) else cb
+            for i, cb in enumerate(copy.deepcopy(self.callbacks or []))
+        ]
         return callbacks
 
-    def _fit_net(self, module, dataset, inputs, device, *, callbacks, net_class=None,
-                 **net_params):
+    def _fit_net(self, module, dataset, inputs, device, *, callbacks, net_class=None, **net_params):
         """Train ``module`` on index triplets of ``dataset`` into ``inputs``; the fitted net."""
         from . import TripletNet
 
         net = (net_class or TripletNet)(
-            module, batch_size=self.batch_size, train_split=None,
-            iterator_train__shuffle=False, callbacks=callbacks, verbose=int(self.verbose),
-            device=device, inputs=inputs, **net_params)
+            module,
+            batch_size=self.batch_size,
+            train_split=None,
+            iterator_train__shuffle=False,
+            callbacks=callbacks,
+            verbose=int(self.verbose),
+            device=device,
+            inputs=inputs,
+            **net_params,
+        )
         net.fit(dataset, y=None)
         return net
 
@@ -152,8 +161,9 @@ class TorchEmbedderMixin:
         # concurrent GRU transforms fail).
         module = self.module_ if device == "cpu" else copy.deepcopy(self.module_).to(device)
         with torch_threads(effective_n_jobs(self.n_jobs)):
-            return forward_in_batches(module, inputs, device=device, batch_size=batch_size,
-                                      dtype=dtype)
+            return forward_in_batches(
+                module, inputs, device=device, batch_size=batch_size, dtype=dtype
+            )
 
 
 class NeuralEmbedderMixin(TorchEmbedderMixin):
@@ -180,8 +190,13 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
         distances = self._train_distances(train)
         self.distance_scale_ = mean_off_diagonal(distances)
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        dataset = TopKTripletDataset(distances, top_k_neighbors(distances, self.n_neighbors_),
-                                     n_triplets=n, scale=self.distance_scale_, random_state=seed)
+        dataset = TopKTripletDataset(
+            distances,
+            top_k_neighbors(distances, self.n_neighbors_),
+            n_triplets=n,
+            scale=self.distance_scale_,
+            random_state=seed,
+        )
         return train, distances, dataset, seed
 
     def _training_strings(self, strings, rng):
@@ -216,8 +231,13 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
         n_picked = 0
         order = rng.permutation(n)
         similar, batch_start = None, -1
-        progress = tqdm(total=m, desc="neighborhood sampling", unit="string",
-                        disable=not self.verbose, leave=False)
+        progress = tqdm(
+            total=m,
+            desc="neighborhood sampling",
+            unit="string",
+            disable=not self.verbose,
+            leave=False,
+        )
         for position, anchor in enumerate(order):
             progress.update(n_picked - progress.n)
             if n_picked >= m:
@@ -232,16 +252,19 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
                 continue
             if similar is None or position >= batch_start + _ANCHOR_BATCH:
                 batch_start = position
-                block = order[position:position + _ANCHOR_BATCH]
+                block = order[position : position + _ANCHOR_BATCH]
                 similar = (profiles @ profiles[block].T).toarray()
             score = -similar[:, position - batch_start]
             score[chosen] = np.inf
             n_candidates = min(take * _NEIGHBORHOOD_CANDIDATES, n - n_picked)
             candidates = np.argpartition(score, n_candidates - 1)[:n_candidates]
             if n_candidates > take:
-                exact = candidate_distances(strings[anchor:anchor + 1], strings,
-                                            candidates[None, :],
-                                            n_jobs=distance_jobs(self.n_jobs))[0]
+                exact = candidate_distances(
+                    strings[anchor : anchor + 1],
+                    strings,
+                    candidates[None, :],
+                    n_jobs=distance_jobs(self.n_jobs),
+                )[0]
                 candidates = candidates[np.argsort(exact, kind="stable")[:take]]
             chosen[candidates] = True
             picked.append(candidates)
@@ -260,10 +283,13 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
         if cached is not None and getattr(self, "_train_key", None) == key:
             return cached
         if self.verbose:
-            tqdm.write(f"[{type(self).__name__}] exact distances among the {len(train)} "
-                       f"training strings ({len(train) * (len(train) - 1) // 2} pairs)")
-        self.train_distances_ = symmetric_pairwise_distances(train,
-                                                             n_jobs=distance_jobs(self.n_jobs))
+            tqdm.write(
+                f"[{type(self).__name__}] exact distances among the {len(train)} "
+                f"training strings ({len(train) * (len(train) - 1) // 2} pairs)"
+            )
+        self.train_distances_ = symmetric_pairwise_distances(
+            train, n_jobs=distance_jobs(self.n_jobs)
+        )
         self._train_key = key
         return self.train_distances_
 

@@ -51,12 +51,15 @@ class GRUModule(nn.Module):
         Probability that ``delta_i`` is zero.
     """
 
-    def __init__(self, n_symbols, max_length, hidden_size=64, n_step_components=8,
-                 dropout=0.1):
+    def __init__(self, n_symbols, max_length, hidden_size=64, n_step_components=8, dropout=0.1):
         super().__init__()
-        self.init_args = {"n_symbols": n_symbols, "max_length": max_length,
-                          "hidden_size": hidden_size, "n_step_components": n_step_components,
-                          "dropout": dropout}
+        self.init_args = {
+            "n_symbols": n_symbols,
+            "max_length": max_length,
+            "hidden_size": hidden_size,
+            "n_step_components": n_step_components,
+            "dropout": dropout,
+        }
         self.n_symbols = n_symbols
         self.max_length = max_length
         self.dropout = dropout
@@ -183,8 +186,13 @@ class LearnedCGKPrime(nn.Module):
         symbols_np = symbols.detach().cpu().numpy()
         positions = np.empty(symbols_np.shape, dtype=np.int64)
         duplicated = np.empty(symbols_np.shape, dtype=np.bool_)
-        learned_cgk_prime_walk(symbols_np, self.table.detach().cpu().numpy(),
-                               float(self.threshold), positions, duplicated)
+        learned_cgk_prime_walk(
+            symbols_np,
+            self.table.detach().cpu().numpy(),
+            float(self.threshold),
+            positions,
+            duplicated,
+        )
         device = symbols.device
         return torch.from_numpy(positions).to(device), torch.from_numpy(duplicated).to(device)
 
@@ -214,8 +222,9 @@ class LearnedCGKPrime(nn.Module):
         return out, duplicated
 
     @torch.no_grad()
-    def learn_from_pairs(self, walked_x, walked_y, symbols_x, distances, threshold_lr,
-                         hash_lr, walk_x=None):
+    def learn_from_pairs(
+        self, walked_x, walked_y, symbols_x, distances, threshold_lr, hash_lr, walk_x=None
+    ):
         """One step of Algorithm 4 for a batch of pairs, from the side of ``x``.
 
         For every input step of ``x``, the walk output is changed at that
@@ -253,8 +262,9 @@ class LearnedCGKPrime(nn.Module):
         suffix_right = _suffix_sums(right)
         kept = prefix_same.gather(1, positions)
         after = positions + 1
-        changed = kept + torch.where(duplicated, suffix_left.gather(1, after),
-                                     suffix_right.gather(1, after))
+        changed = kept + torch.where(
+            duplicated, suffix_left.gather(1, after), suffix_right.gather(1, after)
+        )
         target = distances.to(walked_x.dtype).unsqueeze(1)
         better = (0.5 * changed - target).abs() < (0.5 * total - target).abs()
         better &= symbols_x > 0
@@ -263,8 +273,11 @@ class LearnedCGKPrime(nn.Module):
         n_pairs = walked_x.shape[0]
         votes = (undo_duplicate.sum() - add_duplicate.sum()).to(self.threshold.dtype)
         self.threshold += threshold_lr * votes / n_pairs
-        moves = hash_lr * (add_duplicate.to(self.table.dtype)
-                           - undo_duplicate.to(self.table.dtype)) / n_pairs
+        moves = (
+            hash_lr
+            * (add_duplicate.to(self.table.dtype) - undo_duplicate.to(self.table.dtype))
+            / n_pairs
+        )
         flat_index = symbols_x * self.table.shape[1] + positions
         self.table.view(-1).index_add_(0, flat_index.reshape(-1), moves.reshape(-1))
 
@@ -330,19 +343,25 @@ class HashLearningNet(TripletNet):
         batch_size = walked.shape[0]
         walked = walked.reshape(batch_size, 3, self.module_.steps_out, -1)
         symbols = self._device_inputs[indices]  # (B, 3, M), filled by infer
-        positions, duplicated = (part.reshape(batch_size, 3, -1)
-                                 for part in self.module_.cgk.walk(symbols.flatten(0, 1)))
+        positions, duplicated = (
+            part.reshape(batch_size, 3, -1) for part in self.module_.cgk.walk(symbols.flatten(0, 1))
+        )
         pairs = ((0, 1, 0), (0, 2, 1), (1, 2, 2))  # (x, y, column of d(x, y))
         first = [x for x, _, _ in pairs] + [y for _, y, _ in pairs]
         second = [y for _, y, _ in pairs] + [x for x, _, _ in pairs]
         columns = [c for _, _, c in pairs] * 2
-        self.history.record_batch("insertion_loss", self._insertion_loss(
-            walked, positions, distances, pairs))
+        self.history.record_batch(
+            "insertion_loss", self._insertion_loss(walked, positions, distances, pairs)
+        )
         self.module_.cgk.learn_from_pairs(
-            walked[:, first].flatten(0, 1), walked[:, second].flatten(0, 1),
-            symbols[:, first].flatten(0, 1), distances[:, columns].flatten(0, 1),
-            self.threshold_lr, self.hash_lr,
-            walk_x=(positions[:, first].flatten(0, 1), duplicated[:, first].flatten(0, 1)))
+            walked[:, first].flatten(0, 1),
+            walked[:, second].flatten(0, 1),
+            symbols[:, first].flatten(0, 1),
+            distances[:, columns].flatten(0, 1),
+            self.threshold_lr,
+            self.hash_lr,
+            walk_x=(positions[:, first].flatten(0, 1), duplicated[:, first].flatten(0, 1)),
+        )
         return step
 
     def _insertion_loss(self, walked, positions, distances, pairs):

@@ -97,9 +97,11 @@ class PairAbsoluteLoss(nn.Module):
         """
         anchor, positive, negative = embeddings.unbind(dim=1)
         d_ap, d_an, d_pn = distances.to(embeddings.dtype).unbind(dim=1)
-        return ((_half_squared(anchor - positive) - d_ap).abs()
-                + (_half_squared(anchor - negative) - d_an).abs()
-                + (_half_squared(positive - negative) - d_pn).abs()).mean()
+        return (
+            (_half_squared(anchor - positive) - d_ap).abs()
+            + (_half_squared(anchor - negative) - d_an).abs()
+            + (_half_squared(positive - negative) - d_pn).abs()
+        ).mean()
 
 
 class HalfSquaredTripletLoss(nn.Module):
@@ -131,5 +133,6 @@ class HalfSquaredTripletLoss(nn.Module):
         anchor, positive, negative = embeddings.unbind(dim=1)
         d_ap, d_an, _ = distances.to(embeddings.dtype).unbind(dim=1)
         margin = d_an - d_ap
-        return torch.relu(_half_squared(anchor - positive)
-                          - _half_squared(anchor - negative) + margin).mean()
+        return torch.relu(
+            _half_squared(anchor - positive) - _half_squared(anchor - negative) + margin
+        ).mean()

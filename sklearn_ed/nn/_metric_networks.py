@@ -31,8 +31,11 @@ class MLPEmbeddingNet(nn.Module):
 
     def __init__(self, in_features, n_components, hidden=(200, 100, 50)):
         super().__init__()
-        self.init_args = {"in_features": int(in_features), "n_components": int(n_components),
-                          "hidden": [int(units) for units in hidden]}
+        self.init_args = {
+            "in_features": int(in_features),
+            "n_components": int(n_components),
+            "hidden": [int(units) for units in hidden],
+        }
         layers, width = [], int(in_features)
         for units in hidden:
             layers += [nn.Linear(width, units), nn.ReLU()]
@@ -62,12 +65,15 @@ class Conv1dEmbeddingNet(nn.Module):
         length 1 still works).
     """
 
-    def __init__(self, in_channels, n_components, hidden_channels=256, kernel_size=7,
-                 pool_size=2):
+    def __init__(self, in_channels, n_components, hidden_channels=256, kernel_size=7, pool_size=2):
         super().__init__()
-        self.init_args = {"in_channels": int(in_channels), "n_components": int(n_components),
-                          "hidden_channels": int(hidden_channels),
-                          "kernel_size": int(kernel_size), "pool_size": int(pool_size)}
+        self.init_args = {
+            "in_channels": int(in_channels),
+            "n_components": int(n_components),
+            "hidden_channels": int(hidden_channels),
+            "kernel_size": int(kernel_size),
+            "pool_size": int(pool_size),
+        }
         padding = kernel_size // 2
         self.features = nn.Sequential(
             nn.Conv1d(in_channels, hidden_channels, kernel_size, padding=padding),

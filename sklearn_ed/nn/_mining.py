@@ -63,7 +63,7 @@ def _log_gaussian(distances, sigma):
     """``-distances^2 / (2 sigma^2)`` per row; with sigma = 0 only distance 0 counts."""
     sigma = np.asarray(sigma, dtype=np.float64)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
-        scaled = distances ** 2 / (2 * sigma ** 2)
+        scaled = distances**2 / (2 * sigma**2)
     scaled = np.where(sigma > 0, scaled, np.where(distances == 0, 0.0, np.inf))
     return -scaled
 
@@ -123,8 +123,11 @@ def draw_positives(distances, n_neighbors, strategy, rng, neighbors=None):
 def _embedded_distances(embedding, rows):
     """Euclidean distances (len(rows), n) between embedded anchors and all objects."""
     anchors = embedding[rows]
-    squared = ((anchors * anchors).sum(1)[:, None] + (embedding * embedding).sum(1)[None, :]
-               - 2.0 * anchors @ embedding.T)
+    squared = (
+        (anchors * anchors).sum(1)[:, None]
+        + (embedding * embedding).sum(1)[None, :]
+        - 2.0 * anchors @ embedding.T
+    )
     return np.sqrt(np.maximum(squared, 0.0))
 
 
@@ -157,7 +160,7 @@ def draw_negatives(distances, positives, strategy, rng, embedding=None):
     negatives = np.full(n, -1, dtype=np.int64)
     anchors = np.flatnonzero(positives >= 0)
     for start in range(0, len(anchors), _BLOCK):
-        rows = anchors[start:start + _BLOCK]
+        rows = anchors[start : start + _BLOCK]
         local = np.arange(len(rows))
         block = distances[rows]
         farther = block > block[local, positives[rows]][:, None]
@@ -198,8 +201,17 @@ def random_triplets(distances, rng):
     return np.where(swap, second, first), np.where(swap, first, second)
 
 
-def mine_triplets(distances, *, mining="neighbors", positive="gaussian", negative="random",
-                  n_neighbors=10, embedding=None, rng, neighbors=None):
+def mine_triplets(
+    distances,
+    *,
+    mining="neighbors",
+    positive="gaussian",
+    negative="random",
+    n_neighbors=10,
+    embedding=None,
+    rng,
+    neighbors=None,
+):
     """The (n_triplets, 3) index triplets (anchor, positive, negative) of one epoch.
 
     Anchors without a valid triplet are left out; the rows are in a random
@@ -253,15 +265,28 @@ class MinedTripletDataset(Dataset):
     the loss uses each triplet's margin (:func:`triplet_margins`).
     """
 
-    def __init__(self, distances, *, mining, positive, negative, n_neighbors, rng,
-                 margin=0.1, adaptive_margin=False):
+    def __init__(
+        self,
+        distances,
+        *,
+        mining,
+        positive,
+        negative,
+        n_neighbors,
+        rng,
+        margin=0.1,
+        adaptive_margin=False,
+    ):
         self.distances = np.asarray(distances, dtype=np.float64)
         self.mining, self.positive, self.negative = mining, positive, negative
         self.n_neighbors = n_neighbors
         self.rng = rng
         self.margin = margin
-        self.neighbors = (top_k_neighbors(self.distances, min(n_neighbors, len(distances) - 1))
-                           if mining == "neighbors" or adaptive_margin else None)
+        self.neighbors = (
+            top_k_neighbors(self.distances, min(n_neighbors, len(distances) - 1))
+            if mining == "neighbors" or adaptive_margin
+            else None
+        )
         self.scales = anchor_scales(self.distances, self.neighbors) if adaptive_margin else None
         self.triplets = torch.zeros((0, 3), dtype=torch.int64)
         self.margins = torch.zeros(0, dtype=torch.float32)
@@ -271,13 +296,20 @@ class MinedTripletDataset(Dataset):
         return self.mining == "neighbors" and self.negative != "random"
 
     def mine(self, embedding=None):
-        triplets = mine_triplets(self.distances, mining=self.mining, positive=self.positive,
-                                 negative=self.negative, n_neighbors=self.n_neighbors,
-                                 embedding=embedding, rng=self.rng,
-                                 neighbors=self.neighbors)
+        triplets = mine_triplets(
+            self.distances,
+            mining=self.mining,
+            positive=self.positive,
+            negative=self.negative,
+            n_neighbors=self.n_neighbors,
+            embedding=embedding,
+            rng=self.rng,
+            neighbors=self.neighbors,
+        )
         self.triplets = torch.from_numpy(triplets)
         self.margins = torch.from_numpy(
-            triplet_margins(self.distances, triplets, self.margin, self.scales))
+            triplet_margins(self.distances, triplets, self.margin, self.scales)
+        )
 
     def __len__(self):
         return len(self.triplets)
@@ -303,7 +335,8 @@ def embed_inputs(net, batch_size=1024):
     was_training = module.training
     module.eval()
     try:
-        return forward_in_batches(module, net.inputs, device=net.device, batch_size=batch_size,
-                                  dtype=np.float64)
+        return forward_in_batches(
+            module, net.inputs, device=net.device, batch_size=batch_size, dtype=np.float64
+        )
     finally:
         module.train(was_training)

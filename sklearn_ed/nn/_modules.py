@@ -90,13 +90,28 @@ class CNNEDModule(nn.Module):
         Layout of the one-hot input (see the module docstring).
     """
 
-    def __init__(self, n_symbols, max_length, n_components=128, n_layers=8, n_channels=8,
-                 pooling="avg", activation=None, input_mode="per_character"):
+    def __init__(
+        self,
+        n_symbols,
+        max_length,
+        n_components=128,
+        n_layers=8,
+        n_channels=8,
+        pooling="avg",
+        activation=None,
+        input_mode="per_character",
+    ):
         super().__init__()
-        self.init_args = {"n_symbols": n_symbols, "max_length": max_length,
-                          "n_components": n_components, "n_layers": n_layers,
-                          "n_channels": n_channels, "pooling": pooling,
-                          "activation": activation, "input_mode": input_mode}
+        self.init_args = {
+            "n_symbols": n_symbols,
+            "max_length": max_length,
+            "n_components": n_components,
+            "n_layers": n_layers,
+            "n_channels": n_channels,
+            "pooling": pooling,
+            "activation": activation,
+            "input_mode": input_mode,
+        }
         self.n_symbols = n_symbols
         self.max_length = max_length
         self.n_components = n_components
@@ -111,8 +126,9 @@ class CNNEDModule(nn.Module):
         # Per-character rows keep zero rows at zero (the authors' bias-free
         # convolutions); the channel layout keeps the usual bias.
         self.convs = nn.ModuleList(
-            nn.Conv1d(first_in if i == 0 else n_channels, n_channels, 3, padding=1,
-                      bias=not per_character)
+            nn.Conv1d(
+                first_in if i == 0 else n_channels, n_channels, 3, padding=1, bias=not per_character
+            )
             for i in range(n_layers)
         )
         self.out_length = pooled_length(max_length, n_layers)
@@ -274,9 +290,11 @@ class CNNEDModule(nn.Module):
         tables = torch.cat([zero, weight], dim=1).permute(2, 1, 0)  # (3, n_symbols, C)
         padded = F.pad(symbols, (1, 1))
         m = symbols.shape[1]
-        out = (F.embedding(padded[:, :m], tables[0])
-               + F.embedding(padded[:, 1:m + 1], tables[1])
-               + F.embedding(padded[:, 2:], tables[2]))
+        out = (
+            F.embedding(padded[:, :m], tables[0])
+            + F.embedding(padded[:, 1 : m + 1], tables[1])
+            + F.embedding(padded[:, 2:], tables[2])
+        )
         if conv.bias is not None:
             out = out + conv.bias
         return self._pool_act(out.transpose(1, 2))

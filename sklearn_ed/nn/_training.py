@@ -11,7 +11,7 @@ from skorch.utils import to_tensor
 
 
 def resolve_device(device):
-    """"auto" -> "cuda" when available else "cpu"; "cuda" without CUDA raises.
+    """ "auto" -> "cuda" when available else "cpu"; "cuda" without CUDA raises.
 
     Parameters
     ----------
@@ -76,13 +76,13 @@ def forward_in_batches(module, inputs, *, device, batch_size, dtype=np.float32):
     out = None
     with torch.inference_mode():
         for start in range(0, len(inputs), batch_size):
-            batch = inputs[start:start + batch_size]
+            batch = inputs[start : start + batch_size]
             if isinstance(batch, np.ndarray):
                 batch = torch.from_numpy(batch)
             block = module(batch.to(device)).cpu().numpy()
             if out is None:
                 out = np.empty((len(inputs), block.shape[1]), dtype=dtype)
-            out[start:start + len(block)] = block
+            out[start : start + len(block)] = block
     return out
 
 

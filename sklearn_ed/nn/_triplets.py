@@ -83,11 +83,14 @@ class TopKTripletDataset(Dataset):
         positive = np.where(swap, a_second, a_first)
         negative = np.where(swap, a_first, a_second)
         indices = np.stack([anchors, positive, negative], axis=1).astype(np.int64)
-        triplet_distances = np.stack([
-            self.distances[anchors, positive],
-            self.distances[anchors, negative],
-            self.distances[positive, negative],
-        ], axis=1).astype(np.float32) / np.float32(self.scale)
+        triplet_distances = np.stack(
+            [
+                self.distances[anchors, positive],
+                self.distances[anchors, negative],
+                self.distances[positive, negative],
+            ],
+            axis=1,
+        ).astype(np.float32) / np.float32(self.scale)
         self.indices = torch.from_numpy(indices)
         self.triplet_distances = torch.from_numpy(triplet_distances)
 

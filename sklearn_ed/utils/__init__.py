@@ -9,22 +9,22 @@ they may change between releases.
 
 from ._persistence import load, save
 from ._qgrams import (
-                      HASH_MULTIPLIER,
-                      CodeTable,
-                      drop_unseen,
-                      qgram_code_base,
-                      qgram_counts,
-                      qgram_profiles,
+    HASH_MULTIPLIER,
+    CodeTable,
+    drop_unseen,
+    qgram_code_base,
+    qgram_counts,
+    qgram_profiles,
 )
 from ._strings import (
-                      FIRST_CHAR_SYMBOL,
-                      PAD_SYMBOL,
-                      UNKNOWN_SYMBOL,
-                      Alphabet,
-                      check_items,
-                      check_string_lengths,
-                      check_strings,
-                      resolve_max_length,
-                      to_code_points,
+    FIRST_CHAR_SYMBOL,
+    PAD_SYMBOL,
+    UNKNOWN_SYMBOL,
+    Alphabet,
+    check_items,
+    check_string_lengths,
+    check_strings,
+    resolve_max_length,
+    to_code_points,
 )
 from ._validation import check_distance_matrices, check_numeric_objects, take_items

@@ -67,18 +67,33 @@ class _Writer:
         if _is_index(value):
             state = value.__getstate__()  # the engine index as bytes, no locks
             engine = state.pop("_index")
-            return {"kind": "index", "class": _qualified(type(value)),
-                    "state": self.encode(state), "engine": self._key(self.arrays, engine)}
-        if isinstance(value, functools.partial) and not value.args and (
+            return {
+                "kind": "index",
+                "class": _qualified(type(value)),
+                "state": self.encode(state),
+                "engine": self._key(self.arrays, engine),
+            }
+        if (
+            isinstance(value, functools.partial)
+            and not value.args
+            and (
                 (inspect.isfunction(value.func) and _allowed_function(value.func))
-                or (inspect.isclass(value.func) and _allowed(value.func))):
-            return {"kind": "partial", "function": self.encode(value.func),
-                    "keywords": self.encode(dict(value.keywords))}
+                or (inspect.isclass(value.func) and _allowed(value.func))
+            )
+        ):
+            return {
+                "kind": "partial",
+                "function": self.encode(value.func),
+                "keywords": self.encode(dict(value.keywords)),
+            }
         if inspect.isfunction(value) and _allowed_function(value):
             return {"kind": "function", "name": f"{value.__module__}.{value.__qualname__}"}
         if _allowed(type(value)):
-            return {"kind": "object", "class": _qualified(type(value)),
-                    "state": self.encode(_object_state(value))}
+            return {
+                "kind": "object",
+                "class": _qualified(type(value)),
+                "state": self.encode(_object_state(value)),
+            }
         raise TypeError(
             f"cannot save a {type(value).__module__}.{type(value).__qualname__}: only "
             "arrays, plain values and scikit-learn, sklearn-ed and torch objects are "
@@ -89,22 +104,36 @@ class _Writer:
         if array.dtype != object:
             return {"kind": "array", "key": self._key(self.arrays, np.ascontiguousarray(array))}
         if array.ndim == 1 and all(isinstance(item, str) for item in array):
-            lengths = np.fromiter((len(s.encode("utf-8", "surrogatepass")) for s in array),
-                                  dtype=np.int64, count=len(array))
+            lengths = np.fromiter(
+                (len(s.encode("utf-8", "surrogatepass")) for s in array),
+                dtype=np.int64,
+                count=len(array),
+            )
             data = "".join(array).encode("utf-8", "surrogatepass")
-            return {"kind": "strings",
-                    "data": self._key(self.arrays, np.frombuffer(data, dtype=np.uint8)),
-                    "lengths": self._key(self.arrays, lengths)}
-        return {"kind": "object_array", "shape": list(array.shape),
-                "items": [self.encode(item) for item in array.ravel()]}
+            return {
+                "kind": "strings",
+                "data": self._key(self.arrays, np.frombuffer(data, dtype=np.uint8)),
+                "lengths": self._key(self.arrays, lengths),
+            }
+        return {
+            "kind": "object_array",
+            "shape": list(array.shape),
+            "items": [self.encode(item) for item in array.ravel()],
+        }
 
     def _encode_module(self, module):
         if not hasattr(module, "init_args"):
-            raise TypeError(f"cannot save torch module {type(module).__name__}: it does not "
-                            "record its init_args.")
-        return {"kind": "torch_module", "class": _qualified(type(module)),
-                "init_args": self.encode(module.init_args), "training": module.training,
-                "state": self._key(self.modules, module.state_dict())}
+            raise TypeError(
+                f"cannot save torch module {type(module).__name__}: it does not "
+                "record its init_args."
+            )
+        return {
+            "kind": "torch_module",
+            "class": _qualified(type(module)),
+            "init_args": self.encode(module.init_args),
+            "training": module.training,
+            "state": self._key(self.modules, module.state_dict()),
+        }
 
 
 class _Reader:
@@ -124,8 +153,9 @@ class _Reader:
             data = self.arrays[node["data"]].tobytes()
             bounds = np.concatenate([[0], np.cumsum(self.arrays[node["lengths"]])])
             strings = np.empty(len(bounds) - 1, dtype=object)
-            strings[:] = [data[a:b].decode("utf-8", "surrogatepass")
-                          for a, b in zip(bounds[:-1], bounds[1:])]
+            strings[:] = [
+                data[a:b].decode("utf-8", "surrogatepass") for a, b in zip(bounds[:-1], bounds[1:])
+            ]
             return strings
         if kind == "object_array":
             array = np.empty(len(node["items"]), dtype=object)
@@ -159,8 +189,7 @@ class _Reader:
         if kind == "function":
             return _import_function(node["name"])
         if kind == "partial":
-            return functools.partial(self.decode(node["function"]),
-                                     **self.decode(node["keywords"]))
+            return functools.partial(self.decode(node["function"]), **self.decode(node["keywords"]))
         if kind == "object":
             obj = object.__new__(_import_class(node["class"]))
             state = self.decode(node["state"])
@@ -181,8 +210,11 @@ def _is_estimator(obj):
 def _is_index(value):
     # The index contract (sklearn_ed.index.BaseIndex), read by duck typing so
     # that this bottom layer imports nothing above it.
-    return (_allowed(type(value)) and callable(getattr(value, "to_bytes", None))
-            and callable(getattr(value, "load_bytes", None)))
+    return (
+        _allowed(type(value))
+        and callable(getattr(value, "to_bytes", None))
+        and callable(getattr(value, "load_bytes", None))
+    )
 
 
 def _is_torch_module(value):
@@ -210,15 +242,19 @@ def _allowed(cls):
 
 
 def _allowed_function(function):
-    return (function.__module__.startswith("sklearn_ed.") and "<" not in function.__qualname__
-            and "." not in function.__qualname__)
+    return (
+        function.__module__.startswith("sklearn_ed.")
+        and "<" not in function.__qualname__
+        and "." not in function.__qualname__
+    )
 
 
 def _import_function(name):
     module_name, _, function_name = name.rpartition(".")
     if not module_name.startswith("sklearn_ed."):
-        raise ValueError(f"refusing to load function {name!r}: only sklearn-ed functions "
-                         "are loaded.")
+        raise ValueError(
+            f"refusing to load function {name!r}: only sklearn-ed functions are loaded."
+        )
     function = getattr(importlib.import_module(module_name), function_name, None)
     if not inspect.isfunction(function):
         raise ValueError(f"the manifest names {name!r}, which is not a function.")
@@ -242,8 +278,10 @@ def _import_class(name):
     module_name, _, class_name = name.rpartition(".")
     module_name = _MOVED_MODULES.get(module_name, module_name)
     if not any(f"{module_name}.".startswith(prefix) for prefix in _ALLOWED_PREFIXES):
-        raise ValueError(f"refusing to load class {name!r}: only scikit-learn, sklearn-ed "
-                         "and torch.nn classes are loaded.")
+        raise ValueError(
+            f"refusing to load class {name!r}: only scikit-learn, sklearn-ed "
+            "and torch.nn classes are loaded."
+        )
     cls = getattr(importlib.import_module(module_name), class_name, None)
     if not inspect.isclass(cls):
         raise ValueError(f"the manifest names {name!r}, which is not a class.")
@@ -291,8 +329,12 @@ def save(estimator, path):
     os.makedirs(path, exist_ok=True)
     np.savez(os.path.join(path, "arrays.npz"), **writer.arrays)
     torch.save(writer.modules, os.path.join(path, "torch.pt"))
-    manifest = {"format": "sklearn-ed", "version": FORMAT_VERSION, "tree": tree,
-                "sha256": {name: _sha256(os.path.join(path, name)) for name in _FILES}}
+    manifest = {
+        "format": "sklearn-ed",
+        "version": FORMAT_VERSION,
+        "tree": tree,
+        "sha256": {name: _sha256(os.path.join(path, name)) for name in _FILES},
+    }
     with open(os.path.join(path, "manifest.json"), "w") as file:
         json.dump(manifest, file)
     return path
@@ -322,8 +364,9 @@ def load(path):
     path = os.fspath(path)
     manifest_path = os.path.join(path, "manifest.json")
     if not os.path.isfile(manifest_path):
-        raise ValueError(f"{path!r} holds no manifest.json: not a directory written by "
-                         "sklearn_ed.save.")
+        raise ValueError(
+            f"{path!r} holds no manifest.json: not a directory written by sklearn_ed.save."
+        )
     try:
         with open(manifest_path) as file:
             manifest = json.load(file)
@@ -336,8 +379,10 @@ def load(path):
         if not os.path.isfile(file_path):
             raise ValueError(f"{file_path!r} is missing; the saved estimator is incomplete.")
         if _sha256(file_path) != manifest.get("sha256", {}).get(name):
-            raise ValueError(f"{file_path!r} does not match the hash in the manifest: it was "
-                             "truncated or changed after saving.")
+            raise ValueError(
+                f"{file_path!r} does not match the hash in the manifest: it was "
+                "truncated or changed after saving."
+            )
     with np.load(os.path.join(path, "arrays.npz"), allow_pickle=False) as arrays:
         arrays = {key: arrays[key] for key in arrays.files}
     modules = torch.load(os.path.join(path, "torch.pt"), weights_only=True)

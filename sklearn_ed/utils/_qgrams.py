@@ -32,12 +32,20 @@ def qgram_profiles(strings, alphabet):
     mean_length = max(float(lengths.mean()) if n_strings else 1.0, 1.0)
     q = max(2, int(np.ceil(np.log(4 * mean_length) / np.log(n_letters) - 1e-9)))
     exact_codes = q * np.log2(alphabet.n_symbols) <= np.log2(_QGRAM_BUCKETS)
-    n_columns = int(alphabet.n_symbols ** q) if exact_codes else _QGRAM_BUCKETS
+    n_columns = int(alphabet.n_symbols**q) if exact_codes else _QGRAM_BUCKETS
     windows = np.zeros(n_strings + 1, dtype=np.int64)
     np.cumsum(np.maximum(lengths - q + 1, 0), out=windows[1:])
     indices = np.empty(windows[-1], dtype=np.int32)
-    sizes = _qgram_sets(np.asarray(symbols), offsets, windows, q, alphabet.n_symbols,
-                        not exact_codes, _QGRAM_BUCKETS.bit_length() - 1, indices)
+    sizes = _qgram_sets(
+        np.asarray(symbols),
+        offsets,
+        windows,
+        q,
+        alphabet.n_symbols,
+        not exact_codes,
+        _QGRAM_BUCKETS.bit_length() - 1,
+        indices,
+    )
     indptr = np.zeros(n_strings + 1, dtype=np.int64)
     np.cumsum(sizes, out=indptr[1:])
     indices, data = _compact_rows(indices, windows, indptr)
@@ -65,7 +73,7 @@ def _qgram_sets(symbols, offsets, windows, q, n_symbols, hashed, bits, indices):
             indices[slot + w] = np.int32(code)
         if count == 0:
             continue
-        row = np.sort(indices[slot:slot + count])
+        row = np.sort(indices[slot : slot + count])
         size = 1
         indices[slot] = row[0]
         for w in range(1, count):
@@ -88,7 +96,7 @@ def _compact_rows(indices, windows, indptr):
         for w in range(size):
             indices[indptr[i] + w] = indices[windows[i] + w]
             data[indptr[i] + w] = value
-    return indices[:indptr[n]].copy(), data
+    return indices[: indptr[n]].copy(), data
 
 
 # Odd multiplier of the q-gram hash when exact codes would not fit 64 bits.
@@ -139,9 +147,19 @@ def qgram_counts(symbols, offsets, q, base, start_marker=-1, end_marker=-1, n_ma
     np.cumsum(np.maximum(np.diff(offsets) + padding - q + 1, 0), out=windows[1:])
     codes = np.empty(windows[-1], dtype=np.uint64)
     counts = np.empty(windows[-1], dtype=np.int32)
-    sizes = _count_qgrams(np.asarray(symbols, dtype=np.int32), offsets, windows, q,
-                          np.uint64(base), start_marker, end_marker, n_start, n_end,
-                          codes, counts)
+    sizes = _count_qgrams(
+        np.asarray(symbols, dtype=np.int32),
+        offsets,
+        windows,
+        q,
+        np.uint64(base),
+        start_marker,
+        end_marker,
+        n_start,
+        n_end,
+        codes,
+        counts,
+    )
     indptr = np.zeros(len(offsets), dtype=np.int64)
     np.cumsum(sizes, out=indptr[1:])
     return indptr, *_compact(codes, counts, windows, indptr)
@@ -177,8 +195,9 @@ def drop_unseen(indptr, columns, counts):
 
 
 @njit(cache=True, nogil=True)
-def _count_qgrams(symbols, offsets, windows, q, base, start_marker, end_marker, n_start,
-                  n_end, codes, counts):
+def _count_qgrams(
+    symbols, offsets, windows, q, base, start_marker, end_marker, n_start, n_end, codes, counts
+):
     """Fill string i's slot ``[windows[i], windows[i + 1])`` with its distinct
     codes (ascending, at the front) and their counts; return the numbers of
     distinct codes."""
@@ -196,15 +215,15 @@ def _count_qgrams(symbols, offsets, windows, q, base, start_marker, end_marker, 
         code = np.uint64(0)
         for position in range(padded):
             if position >= q:
-                leaving = _symbol_at(symbols, start, length, n_start, start_marker,
-                                     end_marker, position - q)
+                leaving = _symbol_at(
+                    symbols, start, length, n_start, start_marker, end_marker, position - q
+                )
                 code -= head * np.uint64(leaving)
-            symbol = _symbol_at(symbols, start, length, n_start, start_marker, end_marker,
-                                position)
+            symbol = _symbol_at(symbols, start, length, n_start, start_marker, end_marker, position)
             code = code * base + np.uint64(symbol)
             if position >= q - 1:
                 codes[slot + position - q + 1] = code
-        row = np.sort(codes[slot:slot + n_windows])
+        row = np.sort(codes[slot : slot + n_windows])
         size = 0
         for w in range(n_windows):
             if w > 0 and row[w] == row[w - 1]:
@@ -283,8 +302,7 @@ class CodeTable:
         """Number the codes not seen yet (the table doubles as it fills)."""
         done = 0
         while done < len(codes):
-            stop, self.n_codes = _insert(self._keys, self._columns, codes[done:],
-                                         self.n_codes)
+            stop, self.n_codes = _insert(self._keys, self._columns, codes[done:], self.n_codes)
             done += stop
             if done < len(codes):
                 self._grow()

@@ -59,8 +59,7 @@ def check_strings(X, *, name="X", allow_empty=False):
             X = list(X)
         except TypeError:
             raise TypeError(
-                f"{name} must be a 1-D collection of strings, got "
-                f"{type(X).__name__}."
+                f"{name} must be a 1-D collection of strings, got {type(X).__name__}."
             ) from None
         strings = np.empty(len(X), dtype=object)
         strings[:] = X
@@ -69,14 +68,11 @@ def check_strings(X, *, name="X", allow_empty=False):
             X = X[:, 0]
         if X.ndim != 1:
             raise ValueError(
-                f"{name} must be a 1-D collection of strings, got an array of "
-                f"shape {X.shape}."
+                f"{name} must be a 1-D collection of strings, got an array of shape {X.shape}."
             )
         strings = X if X.dtype == object else X.astype(object)
     if len(strings) == 0 and not allow_empty:
-        raise ValueError(
-            f"{name} contains 0 strings; at least one string is required."
-        )
+        raise ValueError(f"{name} contains 0 strings; at least one string is required.")
     for index, item in enumerate(strings):
         if not isinstance(item, str):
             _raise_not_a_string(item, index, name)
@@ -112,15 +108,22 @@ def check_items(X, input_type="strings", *, name="X", allow_empty=False):
     if input_type == "vectors":
         from sklearn.utils import check_array
 
-        return check_array(X, dtype=[np.float64, np.float32], input_name=name,
-                           ensure_min_samples=0 if allow_empty else 1)
+        return check_array(
+            X,
+            dtype=[np.float64, np.float32],
+            input_name=name,
+            ensure_min_samples=0 if allow_empty else 1,
+        )
     return _check_objects(X, name, allow_empty)
 
 
 def _reject_unordered(X, name):
     """Sets and mappings have no order the results could follow."""
     if isinstance(X, (set, frozenset, dict)) or type(X).__name__ in (
-            "dict_keys", "dict_values", "dict_items"):
+        "dict_keys",
+        "dict_values",
+        "dict_items",
+    ):
         raise TypeError(
             f"{name} is a {type(X).__name__}, which has no order: results are "
             "returned in the order of the samples. Pass a list, array or Series "
@@ -230,11 +233,11 @@ class Alphabet:
         """Alphabet of the characters present, in linear time and bounded memory."""
         seen = np.zeros(0, dtype=bool)
         for start in range(0, len(strings), _ALPHABET_BATCH):
-            code_points, _ = to_code_points(strings[start:start + _ALPHABET_BATCH])
+            code_points, _ = to_code_points(strings[start : start + _ALPHABET_BATCH])
             if code_points.size == 0:
                 continue
             present = np.bincount(code_points, minlength=len(seen)) > 0
-            present[:len(seen)] |= seen
+            present[: len(seen)] |= seen
             seen = present
         return cls(np.flatnonzero(seen))
 

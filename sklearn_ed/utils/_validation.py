@@ -22,9 +22,7 @@ def check_distance_matrices(exact_distances, embedding_distances, k):
             f"shape (n_queries, n_base); got {exact.shape} and {embedded.shape}."
         )
     if not isinstance(k, Integral) or not 1 <= k <= exact.shape[1]:
-        raise ValueError(
-            f"k must be an integer in [1, n_base={exact.shape[1]}], got {k!r}."
-        )
+        raise ValueError(f"k must be an integer in [1, n_base={exact.shape[1]}], got {k!r}.")
     return exact, embedded
 
 
@@ -39,7 +37,8 @@ def check_numeric_objects(X):
         if X.ndim not in (2, 3) or not np.issubdtype(X.dtype, np.number):
             raise ValueError(
                 "Expected a numeric 2-D (n_samples, length) or 3-D (n_samples, channels, "
-                f"length) array, or a list of arrays; got shape {X.shape}, dtype {X.dtype}.")
+                f"length) array, or a list of arrays; got shape {X.shape}, dtype {X.dtype}."
+            )
         values = X.astype(np.float64, copy=False)
         bad = ~np.isfinite(values.reshape(len(values), -1)).all(axis=1)
         if bad.any():
@@ -63,11 +62,11 @@ def check_numeric_objects(X):
         elif values.ndim == 1:
             values = values[None, :]
         if values.ndim != 2 or values.shape[1] == 0:
-            raise ValueError(f"X[{index}] must be a scalar, a non-empty (length,) or a "
-                             f"(channels, length) array; got shape {np.shape(item)}.")
+            raise ValueError(
+                f"X[{index}] must be a scalar, a non-empty (length,) or a "
+                f"(channels, length) array; got shape {np.shape(item)}."
+            )
         if not np.isfinite(values).all():
             raise ValueError(f"X[{index}] contains NaN or infinite values.")
         arrays.append(values)
     return objects, arrays
-
-

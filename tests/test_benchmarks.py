@@ -1,0 +1,46 @@
+"""The benchmark suite (``benchmarks/_suite.py``) matches the scripts, the
+result files and ``benchmarks/README.md``, and no recorded result is older
+than its script."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+from benchmarks import _suite as suite  # noqa: E402 - the repository root is on the path
+
+
+def test_every_script_is_a_run_and_listed_in_the_readme():
+    readme = (ROOT / "benchmarks" / "README.md").read_text()
+    scripts = {path.stem for path in (ROOT / "benchmarks").glob("bench_*.py")}
+    assert scripts == {run.module for run in suite.RUNS}
+    assert [name for name in sorted(scripts) if f"| `{name}.py` |" not in readme] == []
+
+
+def test_every_result_file_comes_from_a_run():
+    produced = {output for run in suite.RUNS for output in run.outputs}
+    produced |= set(suite.RENDERED) | {suite.PROVENANCE.name}
+    present = {path.name for path in suite.RESULTS.iterdir() if path.suffix != ".png"}
+    assert sorted(present - produced) == []
+    assert sorted(produced - present - {suite.PROVENANCE.name}) == []
+
+
+def test_readme_table_is_the_suite():
+    table = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "list", "--markdown"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert table in (ROOT / "benchmarks" / "README.md").read_text()
+
+
+def test_no_recorded_result_is_older_than_its_script():
+    records = suite.provenance()
+    assert set(records) <= set(suite.RUNS_BY_NAME)
+    stale = [name for name in records if suite.status(suite.RUNS_BY_NAME[name], records) == "stale"]
+    assert stale == [], (
+        "results older than their script; rerun them with "
+        f"python -m benchmarks run {' '.join(stale)}"
+    )
