@@ -21,6 +21,7 @@ from skorch.dataset import unpack_data
 from torch import nn
 
 from ._kernels import learned_cgk_prime_walk
+from ._losses import squared_norm
 from ._training import TripletNet
 
 
@@ -253,9 +254,9 @@ class LearnedCGKPrime(nn.Module):
         """
         positions, duplicated = self.walk(symbols_x) if walk_x is None else walk_x
         zero = walked_x.new_zeros(walked_x.shape[0], 1, walked_x.shape[2])
-        same = _squared(walked_x, walked_y)
-        left = _squared(torch.cat([walked_x[:, 1:], zero], 1), walked_y)
-        right = _squared(torch.cat([zero, walked_x[:, :-1]], 1), walked_y)
+        same = squared_norm(walked_x - walked_y)
+        left = squared_norm(torch.cat([walked_x[:, 1:], zero], 1) - walked_y)
+        right = squared_norm(torch.cat([zero, walked_x[:, :-1]], 1) - walked_y)
         prefix_same = same.cumsum(1)
         total = prefix_same[:, -1:]
         suffix_left = _suffix_sums(left)
@@ -280,11 +281,6 @@ class LearnedCGKPrime(nn.Module):
         )
         flat_index = symbols_x * self.table.shape[1] + positions
         self.table.view(-1).index_add_(0, flat_index.reshape(-1), moves.reshape(-1))
-
-
-def _squared(u, v):
-    difference = u - v
-    return (difference * difference).sum(dim=-1)
 
 
 def _suffix_sums(values):
@@ -379,7 +375,7 @@ class HashLearningNet(TripletNet):
         total = 0.0
         for x, y, column in pairs:
             target = distances[:, column].to(walked.dtype)
-            with_walk = 0.5 * _squared(walked[:, x], walked[:, y])
-            without = 0.5 * _squared(steps[:, x], steps[:, y])
+            with_walk = 0.5 * squared_norm(walked[:, x] - walked[:, y])
+            without = 0.5 * squared_norm(steps[:, x] - steps[:, y])
             total += ((with_walk - target).abs() - (without - target).abs()).mean()
         return float(total) / len(pairs)

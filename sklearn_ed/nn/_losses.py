@@ -50,21 +50,29 @@ class TripletApproximationLoss(nn.Module):
         anchor, positive, negative = embeddings.unbind(dim=1)
         distances = distances.to(embeddings.dtype)
         d_ap, d_an, d_pn = distances.unbind(dim=1)
-        e_ap = _norm(anchor - positive)
-        e_an = _norm(anchor - negative)
-        e_pn = _norm(positive - negative)
+        e_ap = smooth_norm(anchor - positive)
+        e_an = smooth_norm(anchor - negative)
+        e_pn = smooth_norm(positive - negative)
         triplet = torch.relu(e_ap - e_an + (d_an - d_ap))
         approximation = (e_ap - d_ap).abs() + (e_an - d_an).abs() + (e_pn - d_pn).abs()
         return (self.triplet_weight * triplet + self.alpha * approximation).mean()
 
 
-def _norm(difference, eps=1e-12):
-    # sqrt with a floor: the gradient of |x| at x = 0 would be NaN.
-    return torch.sqrt((difference * difference).sum(dim=-1) + eps)
+def smooth_norm(difference, eps=1e-12):
+    """Euclidean norm over the last axis, with a floor under the square root.
+
+    The gradient of ``|x|`` at ``x = 0`` would be NaN.
+    """
+    return torch.sqrt(squared_norm(difference) + eps)
+
+
+def squared_norm(difference):
+    """Squared Euclidean norm over the last axis."""
+    return (difference * difference).sum(dim=-1)
 
 
 def _half_squared(difference):
-    return 0.5 * (difference * difference).sum(dim=-1)
+    return 0.5 * squared_norm(difference)
 
 
 class PairAbsoluteLoss(nn.Module):

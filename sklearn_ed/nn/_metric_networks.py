@@ -15,6 +15,8 @@ the unit hypercube (sigmoid output), so embedded distances stay bounded.
 import torch
 from torch import nn
 
+from ._losses import smooth_norm
+
 
 class MLPEmbeddingNet(nn.Module):
     """Fully connected 200-100-50-d network with a sigmoid output (Lary 2022, s5.2).
@@ -106,12 +108,7 @@ class TripletMarginLoss(nn.Module):
 
     def forward(self, embeddings, margins=None):
         anchor, positive, negative = embeddings.unbind(dim=1)
-        to_positive = _norm(anchor - positive)
-        to_negative = _norm(anchor - negative)
+        to_positive = smooth_norm(anchor - positive)
+        to_negative = smooth_norm(anchor - negative)
         margin = self.margin if margins is None else margins.to(to_positive.dtype)
         return torch.relu(to_positive - to_negative + margin).mean()
-
-
-def _norm(difference, eps=1e-12):
-    # sqrt with a floor: the gradient of |x| at x = 0 would be NaN.
-    return torch.sqrt((difference * difference).sum(dim=-1) + eps)
