@@ -117,7 +117,7 @@ _X = {
     "datasets": 8.6,
     "utils": 5.0,
 }
-_ROW, _BOX_W, _BOX_H = 1.25, 2.9, 0.74
+_ROW, _BOX_W, _BOX_H = 1.25, 3.1, 0.78
 
 
 def _routes():
@@ -154,7 +154,7 @@ def draw(path):
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
     from matplotlib.path import Path as PolyPath
 
-    fig, ax = plt.subplots(figsize=(11, 8.6))
+    fig, ax = plt.subplots(figsize=(9, 7.6))
     for points in _routes():
         codes = [PolyPath.MOVETO] + [PolyPath.LINETO] * (len(points) - 1)
         ax.add_patch(
@@ -208,7 +208,7 @@ def draw(path):
         ax.text(
             -1.6, level * _ROW, f"layer {level}", ha="right", va="center", fontsize=10, color="#666"
         )
-    ax.set_xlim(-2.4, 11.6)
+    ax.set_xlim(-0.9, 11.5)
     ax.set_ylim(-0.6, max(LAYERS.values()) * _ROW + 0.6)
     ax.axis("off")
     fig.tight_layout()
