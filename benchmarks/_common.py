@@ -25,6 +25,14 @@ from datetime import datetime, timezone
 import numpy as np
 
 MIB = 2.0**20
+# How the reports name the index classes of sklearn_ed.index.
+INDEX_NAMES = {
+    "FlatIndex": "brute",
+    "HNSWIndex": "hnsw",
+    "IVFIndex": "ivf",
+    "NNDescentIndex": "nndescent",
+    "SparseCosineIndex": "sparse",
+}
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -333,8 +341,9 @@ def side_worker(spec):
     ``spec["side"] == "brute"``: rapidfuzz ``cdist`` of all queries against the
     base with ``workers=n_jobs``, then the top-k (ties by index). Saves the
     exact matrix.
-    ``spec["side"] == "fr"``: ``FilterRefineNeighbors(CGKEmbedder(...))``: fit
-    once, then ``kneighbors`` once per C. Saves distances and indices.
+    ``spec["side"] == "fr"``: ``FilterRefineNeighbors(CGKEmbedder(...),
+    check_recall=False)``: fit once, then ``kneighbors`` once per C. Saves
+    distances and indices.
     The RSS high-water mark is reset before every measured phase.
     """
     import pickle
@@ -344,7 +353,6 @@ def side_worker(spec):
     from rapidfuzz.distance import Levenshtein
 
     from sklearn_ed import CGKEmbedder, FilterRefineNeighbors
-    from sklearn_ed.neighbors._base import AUTO_NNDESCENT_MIN_SAMPLES
 
     with open(spec["data"], "rb") as file:
         data = pickle.load(file)
@@ -366,9 +374,7 @@ def side_worker(spec):
         return
 
     algorithm = spec["filter_algorithm"]
-    uses_nndescent = algorithm == "nndescent" or (
-        algorithm == "auto" and len(base) >= AUTO_NNDESCENT_MIN_SAMPLES
-    )
+    uses_nndescent = algorithm == "nndescent"
 
     def make(n_candidates, filter_algorithm=algorithm):
         embedder = CGKEmbedder(
@@ -379,6 +385,8 @@ def side_worker(spec):
             n_neighbors=k,
             n_candidates=n_candidates,
             filter_algorithm=filter_algorithm,
+            # A fixed C, measured as such: no recall check at fit.
+            check_recall=False,
             n_jobs=n_jobs,
             random_state=0,
         )
@@ -402,7 +410,7 @@ def side_worker(spec):
         reply["fit_memory"] = memory.as_dict()
         reply["embedding_dim"] = int(estimator.embedder_.n_features_out_)
         reply["max_length"] = int(estimator.embedder_.max_length_)
-        reply["filter"] = type(estimator._filter).__name__
+        reply["filter"] = type(estimator.index_).__name__
         reply["queries"] = {}
         for n_candidates in spec["candidates"]:
             estimator.set_params(n_candidates=n_candidates)

@@ -20,6 +20,31 @@ from benchmarks._common import format_table, print_footer, print_header, progres
 CANDIDATES_PERCENT = [0.1, 0.2, 0.5, 1, 2, 5, 10]
 
 
+def _fit_embedders(args, train, train_distances):
+    """CNN-ED untrained and trained on ``train``, reusing its exact distance matrix."""
+    import sklearn_ed.nn._embedder as cnned_module
+    from sklearn_ed import CNNEDEmbedder
+
+    cnned_module.symmetric_pairwise_distances = lambda strings, **kwargs: train_distances
+
+    embedders = {}
+    timings = {}
+    for name, epochs in (("CNN-ED untrained", 0), ("CNN-ED", args.max_epochs)):
+        progress(f"fit {name}")
+        embedder = CNNEDEmbedder(max_epochs=epochs, n_jobs=args.n_jobs, random_state=0)
+        start, cpu = time.perf_counter(), time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            embedder.fit(train)
+        timings[name] = (
+            time.perf_counter() - start,
+            time.process_time() - cpu,
+            sum(entry["dur"] for entry in embedder.history_),
+        )
+        embedders[name] = embedder
+    return embedders, timings
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--n-base", type=int, default=5_000)
@@ -31,7 +56,7 @@ def main():
     start_time = time.perf_counter()
     from scipy.spatial.distance import cdist
 
-    from sklearn_ed import CGKEmbedder, CNNEDEmbedder
+    from sklearn_ed import CGKEmbedder
     from sklearn_ed.datasets import load_genome_reads_benchmark
     from sklearn_ed.distances import (
         candidate_distances,
@@ -75,25 +100,7 @@ def main():
     train_distances = symmetric_pairwise_distances(train, n_jobs=args.n_jobs)
     train_d_s = time.perf_counter() - start
 
-    import sklearn_ed.nn._embedder as cnned_module
-
-    cnned_module.symmetric_pairwise_distances = lambda strings, **kwargs: train_distances
-
-    embedders = {}
-    timings = {}
-    for name, epochs in (("CNN-ED untrained", 0), ("CNN-ED", args.max_epochs)):
-        progress(f"fit {name}")
-        embedder = CNNEDEmbedder(max_epochs=epochs, n_jobs=args.n_jobs, random_state=0)
-        start, cpu = time.perf_counter(), time.process_time()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            embedder.fit(train)
-        timings[name] = (
-            time.perf_counter() - start,
-            time.process_time() - cpu,
-            sum(entry["dur"] for entry in embedder.history_),
-        )
-        embedders[name] = embedder
+    embedders, timings = _fit_embedders(args, train, train_distances)
     cgk = CGKEmbedder(random_state=0).fit(bench.base)
 
     progress("embed and evaluate")

@@ -94,7 +94,7 @@ def load_dataset(args):
     return train, query, base, call
 
 
-def main():
+def _parser():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dataset", choices=["genome", "proteins", "words"], default="genome")
     parser.add_argument("--n-base", type=int, default=None)
@@ -119,15 +119,11 @@ def main():
         "--cache", default=None, help="directory caching the exact query-base distances"
     )
     parser.add_argument("--curves", default=None, help="save recall curves to this .npz")
-    args = parser.parse_args()
-    start_time = time.perf_counter()
-    from scipy.spatial.distance import cdist
+    return parser
 
-    from sklearn_ed import CGKEmbedder, CNNEDEmbedder
-    from sklearn_ed.distances import candidate_distances, symmetric_pairwise_distances
-    from sklearn_ed.metrics import approximation_error
 
-    train, query, base, call = load_dataset(args)
+def _max_length(args, train, query, base):
+    """CNN-ED's padding length, why it was chosen, and how many strings exceed it."""
     lengths = np.array([len(s) for s in base])
     every = np.concatenate([lengths, [len(s) for s in query], [len(s) for s in train]])
     if args.max_length is not None:
@@ -138,23 +134,12 @@ def main():
     else:
         max_length, why = int(every.max()), "longest string"
     n_truncated = int((every > max_length).sum())
-    print_header(
-        f"{args.dataset}: CNN-ED vs CGK",
-        notes=[
-            call,
-            f"CNNEDEmbedder defaults (d=128, 8 layers, avg, no activation, per-character), "
-            f"max_epochs={args.max_epochs}, max_length={max_length} ({why}), random_state=0; "
-            "CGKEmbedder(random_state=0), x1, fitted on the base",
-            f"CNN-ED fitted on the {args.fit_on} "
-            + ("(n_train=1000 drawn from it)" if args.fit_on == "base" else "set"),
-            "wall times on a shared 2-core machine; CPU s = process CPU time",
-        ],
-    )
-    exact, brute_s, brute_note = exact_distances(args, query, base)
-    progress("training distances")
-    start = time.perf_counter()
-    train_distances = symmetric_pairwise_distances(train, n_jobs=args.n_jobs)
-    train_d_s = time.perf_counter() - start
+    return max_length, why, n_truncated
+
+
+def _fit_embedders(args, train, base, max_length):
+    """The CNN-ED variants (untrained, uniform sample, neighborhoods) and their fit costs."""
+    from sklearn_ed import CNNEDEmbedder
 
     fit_set = base if args.fit_on == "base" else train
     models = (
@@ -185,7 +170,15 @@ def main():
             np.sort(distances, axis=1)[:, :10].mean(),
         )
         embedders[name] = embedder
-    cgk = CGKEmbedder(random_state=0).fit(base)
+    return embedders, timings
+
+
+def _evaluate(args, embedders, cgk, train, query, base, exact, brute_s, train_distances):
+    """Recall, approximation error and filter + refine time of every embedding."""
+    from scipy.spatial.distance import cdist
+
+    from sklearn_ed.distances import candidate_distances
+    from sklearn_ed.metrics import approximation_error
 
     progress("embed and evaluate")
     n_base = len(base)
@@ -260,6 +253,85 @@ def main():
                 ]
             )
 
+    return counts, near, recall_rows, error_rows, speed_rows, curves
+
+
+def main():
+    args = _parser().parse_args()
+    start_time = time.perf_counter()
+    from sklearn_ed import CGKEmbedder
+    from sklearn_ed.distances import symmetric_pairwise_distances
+
+    train, query, base, call = load_dataset(args)
+    max_length, why, n_truncated = _max_length(args, train, query, base)
+    print_header(
+        f"{args.dataset}: CNN-ED vs CGK",
+        notes=[
+            call,
+            f"CNNEDEmbedder defaults (d=128, 8 layers, avg, no activation, per-character), "
+            f"max_epochs={args.max_epochs}, max_length={max_length} ({why}), random_state=0; "
+            "CGKEmbedder(random_state=0), x1, fitted on the base",
+            f"CNN-ED fitted on the {args.fit_on} "
+            + ("(n_train=1000 drawn from it)" if args.fit_on == "base" else "set"),
+            "wall times on a shared 2-core machine; CPU s = process CPU time",
+        ],
+    )
+    exact, brute_s, brute_note = exact_distances(args, query, base)
+    progress("training distances")
+    start = time.perf_counter()
+    train_distances = symmetric_pairwise_distances(train, n_jobs=args.n_jobs)
+    train_d_s = time.perf_counter() - start
+    embedders, timings = _fit_embedders(args, train, base, max_length)
+    cgk = CGKEmbedder(random_state=0).fit(base)
+    counts, near, recall_rows, error_rows, speed_rows, curves = _evaluate(
+        args, embedders, cgk, train, query, base, exact, brute_s, train_distances
+    )
+    _report(
+        args,
+        train,
+        query,
+        base,
+        exact,
+        brute_note,
+        train_d_s,
+        max_length,
+        n_truncated,
+        timings,
+        counts,
+        near,
+        recall_rows,
+        error_rows,
+        speed_rows,
+    )
+    if args.curves:
+        np.savez(args.curves, counts=np.array(counts), **curves)
+    if args.filter_refine:
+        filter_refine(args, query, base, exact, brute_s, max_length)
+    print_footer(start_time)
+
+
+def _report(
+    args,
+    train,
+    query,
+    base,
+    exact,
+    brute_note,
+    train_d_s,
+    max_length,
+    n_truncated,
+    timings,
+    counts,
+    near,
+    recall_rows,
+    error_rows,
+    speed_rows,
+):
+    """The data, the fit costs, recall-item, approximation error and speed tables."""
+    n_base = len(base)
+    lengths = np.array([len(s) for s in base])
+    left = np.triu_indices(len(train), 1)[0]
+    fit_set = base if args.fit_on == "base" else train
     print(
         f"data: {n_base} base, {len(query)} queries, {len(train)} training strings; "
         f"base lengths {lengths.min()}-{lengths.max()} (median {np.median(lengths):.0f}, "
@@ -333,11 +405,6 @@ def main():
         "to C candidates); the base embedding (embed base s) is paid once per index."
     )
     print()
-    if args.curves:
-        np.savez(args.curves, counts=np.array(counts), **curves)
-    if args.filter_refine:
-        filter_refine(args, query, base, exact, brute_s, max_length)
-    print_footer(start_time)
 
 
 def exact_distances(args, query, base):
@@ -405,7 +472,7 @@ def filter_refine(args, query, base, exact, brute_s, max_length):
         warnings.simplefilter("ignore", UserWarning)  # truncation, reported above
         estimator.fit(base)
     fit_s = time.perf_counter() - start
-    base_vectors = estimator._fit_embedding
+    base_vectors = estimator.embedder_.transform(base)  # untimed: the scan below ranks C
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         scan = cdist(estimator.embedder_.transform(query), base_vectors)

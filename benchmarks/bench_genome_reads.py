@@ -82,7 +82,7 @@ def _embedding_rows(variant, n_repetitions, queries, base):
     return rows
 
 
-def main(argv=None):
+def _parser():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--n-base", type=int, default=50_000)
     parser.add_argument(
@@ -119,60 +119,13 @@ def main(argv=None):
         "--keep-workdir", action="store_true", help="keep the temporary folder of worker outputs"
     )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.worker:
-        import json
+    return parser
 
-        return side_worker(json.loads(args.worker))
 
-    from sklearn_ed.datasets import load_genome_reads_benchmark
-
-    start_time = time.perf_counter()
-    candidates = parse_list(args.candidates)
-    configs = [
-        (variant, n_rep)
-        for n_rep in parse_list(args.n_repetitions)
-        for variant in parse_list(args.variants, str)
-    ]
-    recall_candidates = parse_list(args.recall_candidates)
-    recall_ks = parse_list(args.recall_k)
-    ps = parse_list(args.p, float)
-
-    print_header(
-        "genome-reads-50k: brute force vs FilterRefineNeighbors + CGK",
-        notes=[
-            "each side runs in a fresh subprocess; NUMBA_NUM_THREADS = OMP threads = "
-            f"n_jobs = {args.n_jobs} in every worker; wall time = time.perf_counter",
-            "peak memory = kernel RSS high-water mark (VmHWM, reset through "
-            "/proc/self/clear_refs right before the measured phase); '+RSS' = peak "
-            "minus the RSS at the start of the phase (data and imports already loaded)",
-            f"schedule: FR pass, then {args.repeats} x [brute force, FR pass]; times are "
-            "medians over passes; ratio = brute-force time / FR time, both measured in "
-            "this run",
-        ],
-    )
-    progress("loading the benchmark")
-    bench = load_genome_reads_benchmark(
-        n_base=args.n_base,
-        n_train=args.n_train,
-        n_query=max(STANDARD_N_QUERY, args.n_query),
-        random_state=args.random_state,
-    )
-    queries, base = bench.query[: args.n_query], bench.base
-    lengths = np.array([len(read) for read in base])
-    print(
-        f"data    : {len(base)} base reads (length {lengths.min()}-{lengths.max()}, mean "
-        f"{lengths.mean():.0f}), {len(queries)} queries = the first {len(queries)} of the "
-        f"{len(bench.query)} standard queries; k = {args.k}; n_jobs = {args.n_jobs}"
-    )
-    print()
-
-    workdir = tempfile.mkdtemp(prefix="bench_genome_")
-    data_path = os.path.join(workdir, "data.pkl")
-    with open(data_path, "wb") as file:
-        pickle.dump({"query": queries, "base": base}, file, protocol=pickle.HIGHEST_PROTOCOL)
+def _run_sides(args, configs, candidates, workdir, n_queries, n_base):
+    """An FR pass, then ``repeats`` x [brute force, FR pass], each side in a fresh process."""
     script = __spec__.name  # the worker runs as python -m <this module>
-    common = {"data": data_path, "n_jobs": args.n_jobs, "k": args.k}
+    common = {"data": os.path.join(workdir, "data.pkl"), "n_jobs": args.n_jobs, "k": args.k}
 
     fr_runs = {config: [] for config in configs}
     brute_runs = []
@@ -197,13 +150,20 @@ def main(argv=None):
 
     fr_pass(0)
     for repeat in range(args.repeats):
-        progress(f"brute force {repeat + 1}/{args.repeats}: {len(queries)} x {len(base)}")
+        progress(f"brute force {repeat + 1}/{args.repeats}: {n_queries} x {n_base}")
         out = os.path.join(workdir, "brute")
         brute_runs.append(run_worker(script, dict(common, side="brute", out=out), args.n_jobs))
         progress(f"brute force took {brute_runs[-1]['total_s']:.1f} s")
         fr_pass(repeat + 1)
 
-    exact = np.load(os.path.join(workdir, "brute_exact.npy"))
+    return brute_runs, fr_runs
+
+
+def _wall_time_report(args, configs, candidates, queries, base, exact, brute_runs, fr_runs):
+    """Exact-distance facts, then wall time, recall and memory per side.
+
+    Returns the top-k recall of each (configuration, C).
+    """
     brute_time = float(np.median([run["total_s"] for run in brute_runs]))
     brute_memory = brute_runs[-1]["memory"]
     print(
@@ -220,7 +180,6 @@ def main(argv=None):
     )
     print()
 
-    # ---------------------------------------------------- timing table
     headers = [
         "side",
         "C",
@@ -315,7 +274,14 @@ def main(argv=None):
         )
     print()
 
-    # ---------------------------------------------------- recall-item and speedup
+    return returned
+
+
+def _recall_report(args, configs, candidates, queries, base, exact, returned):
+    """Recall-item and exact-distance speedup tables of the CGK embeddings."""
+    recall_candidates = parse_list(args.recall_candidates)
+    recall_ks = parse_list(args.recall_k)
+    ps = parse_list(args.p, float)
     progress("recall-item and speedup tables")
     from sklearn_ed.metrics import exact_distance_speedup
 
@@ -382,6 +348,63 @@ def main(argv=None):
         f"also pays for embedding and the Hamming scan. n_base = {len(base)}."
     )
     print()
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    if args.worker:
+        import json
+
+        return side_worker(json.loads(args.worker))
+
+    from sklearn_ed.datasets import load_genome_reads_benchmark
+
+    start_time = time.perf_counter()
+    candidates = parse_list(args.candidates)
+    configs = [
+        (variant, n_rep)
+        for n_rep in parse_list(args.n_repetitions)
+        for variant in parse_list(args.variants, str)
+    ]
+    print_header(
+        "genome-reads-50k: brute force vs FilterRefineNeighbors + CGK",
+        notes=[
+            "each side runs in a fresh subprocess; NUMBA_NUM_THREADS = OMP threads = "
+            f"n_jobs = {args.n_jobs} in every worker; wall time = time.perf_counter",
+            "peak memory = kernel RSS high-water mark (VmHWM, reset through "
+            "/proc/self/clear_refs right before the measured phase); '+RSS' = peak "
+            "minus the RSS at the start of the phase (data and imports already loaded)",
+            f"schedule: FR pass, then {args.repeats} x [brute force, FR pass]; times are "
+            "medians over passes; ratio = brute-force time / FR time, both measured in "
+            "this run",
+        ],
+    )
+    progress("loading the benchmark")
+    bench = load_genome_reads_benchmark(
+        n_base=args.n_base,
+        n_train=args.n_train,
+        n_query=max(STANDARD_N_QUERY, args.n_query),
+        random_state=args.random_state,
+    )
+    queries, base = bench.query[: args.n_query], bench.base
+    lengths = np.array([len(read) for read in base])
+    print(
+        f"data    : {len(base)} base reads (length {lengths.min()}-{lengths.max()}, mean "
+        f"{lengths.mean():.0f}), {len(queries)} queries = the first {len(queries)} of the "
+        f"{len(bench.query)} standard queries; k = {args.k}; n_jobs = {args.n_jobs}"
+    )
+    print()
+
+    workdir = tempfile.mkdtemp(prefix="bench_genome_")
+    data_path = os.path.join(workdir, "data.pkl")
+    with open(data_path, "wb") as file:
+        pickle.dump({"query": queries, "base": base}, file, protocol=pickle.HIGHEST_PROTOCOL)
+    brute_runs, fr_runs = _run_sides(args, configs, candidates, workdir, len(queries), len(base))
+    exact = np.load(os.path.join(workdir, "brute_exact.npy"))
+    returned = _wall_time_report(
+        args, configs, candidates, queries, base, exact, brute_runs, fr_runs
+    )
+    _recall_report(args, configs, candidates, queries, base, exact, returned)
     if args.keep_workdir:
         print(f"worker outputs kept in {workdir}")
     else:

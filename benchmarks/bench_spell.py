@@ -12,9 +12,9 @@ fresh Python process (``--worker``) so that its peak RSS is its own:
     random_state=0), n_neighbors=k, n_candidates=C, filter_algorithm=...,
     n_jobs=n_jobs)``: one process per (variant, n_repetitions, filter) fits
     once, then runs ``kneighbors`` once per C; the kernel's RSS high-water
-    mark is reset before each phase. With ``filter_algorithm="auto"`` the
-    package switches to NNDescent from 100,000 base items, i.e. on this
-    benchmark; ``"brute"`` scans all embeddings.
+    mark is reset before each phase; no recall check at fit (C is fixed).
+    ``filter_algorithm="brute"`` scans all embeddings (faiss flat index),
+    ``"nndescent"`` searches a pynndescent graph.
 
 Schedule (interleaved): brute force runs before every FR worker and once at
 the end (it takes seconds); FR workers run ``--passes`` times, the order
@@ -40,6 +40,7 @@ import warnings
 import numpy as np
 
 from benchmarks._common import (
+    INDEX_NAMES,
     distances_at,
     fmt_mib,
     fmt_ratio,
@@ -78,7 +79,7 @@ def _embedding_rows(variant, n_repetitions, queries, base):
     return rows
 
 
-def main(argv=None):
+def _parser():
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--n-base", type=int, default=100_000)
     parser.add_argument("--n-query", type=int, default=1_000)
@@ -98,7 +99,7 @@ def main(argv=None):
         "--nndescent",
         default="cgk",
         help="variants (n_repetitions=1) also run once with "
-        "filter_algorithm='auto' (NNDescent at 100,000 base words); "
+        "filter_algorithm='nndescent'; "
         "empty to skip",
     )
     parser.add_argument("--passes", type=int, default=2, help="FR passes")
@@ -110,47 +111,11 @@ def main(argv=None):
         "--keep-workdir", action="store_true", help="keep the temporary folder of worker outputs"
     )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.worker:
-        return side_worker(json.loads(args.worker))
+    return parser
 
-    from sklearn_ed.datasets import load_spell_benchmark
-    from sklearn_ed.metrics import exact_distance_speedup
 
-    start_time = time.perf_counter()
-    candidates = parse_list(args.candidates)
-    configs = [
-        (variant, n_rep, args.filter_algorithm)
-        for n_rep in parse_list(args.n_repetitions)
-        for variant in parse_list(args.variants, str)
-    ]
-    extra_configs = [(variant, 1, "auto") for variant in parse_list(args.nndescent, str)]
-    recall_candidates = parse_list(args.recall_candidates)
-    recall_ks = parse_list(args.recall_k)
-    ps = parse_list(args.p, float)
-
-    print_header(
-        "spell-100k: brute force vs FilterRefineNeighbors + CGK",
-        notes=[
-            "each side runs in a fresh subprocess; NUMBA_NUM_THREADS = OMP threads = "
-            f"n_jobs = {args.n_jobs} in every worker; wall time = time.perf_counter",
-            "peak memory = kernel RSS high-water mark (VmHWM, reset through "
-            "/proc/self/clear_refs right before the measured phase); '+RSS' = peak "
-            "minus the RSS at the start of the phase (data and imports already loaded)",
-            f"schedule: brute force before every FR worker and at the end; {args.passes} "
-            "FR passes (order reversed on odd passes); NNDescent workers once, in the "
-            "middle; times are medians; ratio = brute-force time / FR time, both "
-            "measured in this run",
-        ],
-    )
-    progress("loading the benchmark")
-    bench = load_spell_benchmark(
-        n_base=args.n_base,
-        n_query=args.n_query,
-        n_train=args.n_train,
-        random_state=args.random_state,
-    )
-    queries, base = bench.query, bench.base
+def _describe(queries, base, args):
+    """One line about the words and the queries."""
     base_lengths = np.array([len(word) for word in base])
     query_lengths = np.array([len(word) for word in queries])
     n_long = int((query_lengths > base_lengths.max()).sum())
@@ -163,19 +128,17 @@ def main(argv=None):
     )
     print()
 
-    workdir = tempfile.mkdtemp(prefix="bench_spell_")
-    data_path = os.path.join(workdir, "data.pkl")
-    with open(data_path, "wb") as file:
-        pickle.dump(
-            {"query": list(queries), "base": list(base)}, file, protocol=pickle.HIGHEST_PROTOCOL
-        )
+
+def _run_sides(args, configs, extra_configs, candidates, workdir):
+    """Brute force and every FR configuration, interleaved, each in a fresh process."""
     script = __spec__.name  # the worker runs as python -m <this module>
-    common = {"data": data_path, "n_jobs": args.n_jobs, "k": args.k}
+    common = {"data": os.path.join(workdir, "data.pkl"), "n_jobs": args.n_jobs, "k": args.k}
     fr_runs = {config: [] for config in configs + extra_configs}
     brute_runs = []
+    n_queries, n_base = args.n_query, args.n_base
 
     def brute():
-        progress(f"brute force {len(brute_runs) + 1}: {len(queries)} x {len(base)}")
+        progress(f"brute force {len(brute_runs) + 1}: {n_queries} x {n_base}")
         out = os.path.join(workdir, "brute")
         brute_runs.append(run_worker(script, dict(common, side="brute", out=out), args.n_jobs))
 
@@ -206,6 +169,15 @@ def main(argv=None):
                 fr(config, index)
     brute()
 
+    return brute_runs, fr_runs
+
+
+def _wall_time_report(args, bench, candidates, brute_runs, fr_runs, workdir):
+    """Exact-distance facts, then wall time, recall, accuracy and memory per side.
+
+    Returns the top-k recall of each (configuration, C) and the exact matrix.
+    """
+    queries, base = bench.query, bench.base
     exact = np.load(os.path.join(workdir, "brute_exact.npy"))
     brute_top = np.load(os.path.join(workdir, "brute_ind.npy"))
     brute_time = float(np.median([run["total_s"] for run in brute_runs]))
@@ -275,9 +247,7 @@ def main(argv=None):
             peak = max(memory["peak_mib"], runs[-1]["fit_memory"]["peak_mib"])
             extra = peak - runs[-1]["fit_memory"]["baseline_mib"]
             total = fit_s + query_s
-            filter_name = {"BruteFilter": "brute", "NNDescentFilter": "nndescent"}.get(
-                runs[-1]["filter"], runs[-1]["filter"]
-            )
+            filter_name = INDEX_NAMES.get(runs[-1]["filter"], runs[-1]["filter"])
             label = f"FR {variant} x{n_rep} {filter_name} filter"
             rows.append(
                 [
@@ -329,6 +299,16 @@ def main(argv=None):
         print(f"  warning seen in FR: {note}")
     print()
 
+    return returned, exact
+
+
+def _recall_report(args, configs, candidates, queries, base, exact, returned):
+    """Recall-item and exact-distance speedup tables of the CGK embeddings."""
+    from sklearn_ed.metrics import exact_distance_speedup
+
+    recall_candidates = parse_list(args.recall_candidates)
+    recall_ks = parse_list(args.recall_k)
+    ps = parse_list(args.p, float)
     progress("recall-item and speedup tables")
     recall, needed, mismatched = {}, {}, []
     for variant, n_rep, algorithm in configs:
@@ -388,6 +368,56 @@ def main(argv=None):
         f"also pays for embedding and the Hamming scan. n_base = {len(base)}."
     )
     print()
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    if args.worker:
+        return side_worker(json.loads(args.worker))
+
+    from sklearn_ed.datasets import load_spell_benchmark
+
+    start_time = time.perf_counter()
+    candidates = parse_list(args.candidates)
+    configs = [
+        (variant, n_rep, args.filter_algorithm)
+        for n_rep in parse_list(args.n_repetitions)
+        for variant in parse_list(args.variants, str)
+    ]
+    extra_configs = [(variant, 1, "nndescent") for variant in parse_list(args.nndescent, str)]
+    print_header(
+        "spell-100k: brute force vs FilterRefineNeighbors + CGK",
+        notes=[
+            "each side runs in a fresh subprocess; NUMBA_NUM_THREADS = OMP threads = "
+            f"n_jobs = {args.n_jobs} in every worker; wall time = time.perf_counter",
+            "peak memory = kernel RSS high-water mark (VmHWM, reset through "
+            "/proc/self/clear_refs right before the measured phase); '+RSS' = peak "
+            "minus the RSS at the start of the phase (data and imports already loaded)",
+            f"schedule: brute force before every FR worker and at the end; {args.passes} "
+            "FR passes (order reversed on odd passes); NNDescent workers once, in the "
+            "middle; times are medians; ratio = brute-force time / FR time, both "
+            "measured in this run",
+        ],
+    )
+    progress("loading the benchmark")
+    bench = load_spell_benchmark(
+        n_base=args.n_base,
+        n_query=args.n_query,
+        n_train=args.n_train,
+        random_state=args.random_state,
+    )
+    _describe(bench.query, bench.base, args)
+    workdir = tempfile.mkdtemp(prefix="bench_spell_")
+    data_path = os.path.join(workdir, "data.pkl")
+    with open(data_path, "wb") as file:
+        pickle.dump(
+            {"query": list(bench.query), "base": list(bench.base)},
+            file,
+            protocol=pickle.HIGHEST_PROTOCOL,
+        )
+    brute_runs, fr_runs = _run_sides(args, configs, extra_configs, candidates, workdir)
+    returned, exact = _wall_time_report(args, bench, candidates, brute_runs, fr_runs, workdir)
+    _recall_report(args, configs, candidates, bench.query, bench.base, exact, returned)
     if args.keep_workdir:
         print(f"worker outputs kept in {workdir}")
     else:
