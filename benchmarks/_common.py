@@ -78,8 +78,17 @@ def _git_commit():
             text=True,
             check=True,
         ).stdout.strip()
+        # Result files the runner has just rewritten do not make the code dirty.
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            [
+                "git",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":(exclude)benchmarks/results",
+            ],
             cwd=root,
             capture_output=True,
             text=True,

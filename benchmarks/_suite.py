@@ -138,8 +138,8 @@ RUNS = [
     Run(
         "cnned_sampling_validation",
         "bench_cnned_sampling",
-        "--cache '{cache}/cnned_sampling' --variants '{\"neighborhood_size\": 20}' '{\"train_sampling\": \"uniform\"}'",
-        minutes=2,
+        '--cache \'{cache}/cnned_sampling\' --variants \'{"train_sampling": "uniform"}\' \'{"train_sampling": "uniform", "seed": 1}\' \'{"neighborhood_size": 10}\' \'{"neighborhood_size": 20}\' \'{"neighborhood_size": 20, "seed": 1}\' \'{"neighborhood_size": 50}\'',
+        minutes=6,
         docs="benchmarks/cnned",
     ),
     Run(
@@ -204,6 +204,13 @@ RUNS = [
         "--n-query 100",
         minutes=9,
         docs="benchmarks/cgk",
+    ),
+    Run(
+        "gpu",
+        "bench_gpu",
+        "",
+        minutes=1,
+        docs="user_guide/gpu",
     ),
     Run(
         "graph_clustering",

@@ -38,16 +38,16 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-from bench_triplet_retrieval import (  # noqa: E402
+from joblib import Parallel, delayed
+
+from benchmarks._common import distances_at, format_table, print_footer, print_header
+from benchmarks.bench_triplet_retrieval import (
     STRATEGIES,
     embedded_distances,
     load,
     parse_config,
     strategy_params,
 )
-from joblib import Parallel, delayed
-
-from benchmarks._common import distances_at, format_table, print_footer, print_header
 
 KS = (1, 10, 50)
 PS = (0.90, 0.95, 0.99)

@@ -17,6 +17,7 @@ from sklearn_ed.nn import (
     TopKTripletDataset,
     TripletApproximationLoss,
     affine_lookup_table,
+    embedding_bag_lookup,
     pad_symbols,
     top_k_neighbors,
 )
@@ -290,6 +291,29 @@ def test_training_beats_untrained_network_and_cgk(reads):
     assert trained.history_[-1]["train_loss"] < trained.history_[0]["train_loss"]
     assert r_trained > r_untrained + 0.05
     assert r_trained > r_cgk + 0.05
+
+
+def test_embedding_bag_equals_lookup_kernel(strings):
+    """The GPU form of the affine network, run on the CPU against the numba kernel."""
+    with pytest.warns(UserWarning, match="longer than max_length"):
+        embedder = CNNEDEmbedder(**SMALL, max_length=30).fit(strings)
+    probes = list(strings[:10]) + ["", "A", "ZZZZ", strings[0] * 3]  # empty, unseen, too long
+    with pytest.warns(UserWarning, match="longer than max_length"):
+        expected = embedder.transform(probes)
+    np.testing.assert_allclose(embedder._embed_bag(probes, "cpu"), expected, rtol=1e-5, atol=1e-6)
+    table, bias = embedder._lookup_table()
+    symbols, offsets = embedder.alphabet_.encode([])
+    assert embedding_bag_lookup(symbols, offsets, table, bias).shape == (0, table.shape[2])
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_transform_uses_the_embedding_bag_and_matches_cpu(strings):
+    embedder = CNNEDEmbedder(**SMALL).fit(strings)
+    on_cpu = embedder.transform(strings)
+    embedder.set_params(device="cuda")
+    np.testing.assert_allclose(embedder.transform(strings), on_cpu, rtol=1e-4, atol=1e-5)
+    assert embedder._device_lookup[0] == "cuda"
 
 
 @pytest.mark.gpu

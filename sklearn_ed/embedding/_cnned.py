@@ -296,7 +296,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
             )
         self._keep_trained(net.module_, net.history)
         self.n_features_out_ = self.n_components
-        self._lookup = None
+        self._lookup = self._device_lookup = None
         self.distance_map_ = self._fit_distance_map(train, distances, rng)
 
     def _fit_distance_map(self, train, distances, rng):
@@ -314,9 +314,12 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
     # ----------------------------------------------------------- transform
     def _embed_batch(self, strings):
-        if self.module_.is_affine and self._inference_device() == "cpu":
+        device = self._inference_device()
+        if not self.module_.is_affine:
+            return self._embed_torch(strings)
+        if device == "cpu":
             return self._embed_lookup(strings)
-        return self._embed_torch(strings)
+        return self._embed_bag(strings, device)
 
     def _lookup_table(self):
         if getattr(self, "_lookup", None) is None:
@@ -324,6 +327,24 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
             self._lookup = affine_lookup_table(self.module_)
         return self._lookup
+
+    def _embed_bag(self, strings, device):
+        """The lookup sum as one ``embedding_bag`` on ``device``; the table moves there once."""
+        from ..nn import embedding_bag_lookup
+
+        cached = getattr(self, "_device_lookup", None)
+        if cached is None or cached[0] != device:
+            import torch
+
+            table, bias = self._lookup_table()
+            cached = (
+                device,
+                torch.as_tensor(table, device=device),
+                torch.as_tensor(bias, device=device),
+            )
+            self._device_lookup = cached
+        symbols, offsets = self.alphabet_.encode(strings)
+        return embedding_bag_lookup(symbols, offsets, cached[1], cached[2], device=device)
 
     def _embed_lookup(self, strings):
         from ..nn import lookup_sum
@@ -357,4 +378,5 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     def __getstate__(self):
         state = super().__getstate__()
         state.pop("_lookup", None)  # derived from module_, rebuilt on first use
+        state.pop("_device_lookup", None)
         return state

@@ -60,6 +60,7 @@ _LAZY = {
     "TopKTripletDataset": "_triplets",
     "top_k_neighbors": "_triplets",
     "lookup_sum": "_kernels",
+    "embedding_bag_lookup": "_embedding_bag",
     "Conv1dEmbeddingNet": "_metric_networks",
     "MLPEmbeddingNet": "_metric_networks",
     "TripletMarginLoss": "_metric_networks",
