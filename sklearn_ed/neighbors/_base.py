@@ -156,7 +156,9 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
                 "every item is verified (exact search)"
             )
             return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
-        if not self.check_recall:
+        if not self.check_recall or (self.exact and fixed is not None):
+            # exact=True answers exactly whatever the filter's recall, so at a
+            # given C a check would only cost (brute force on a sample).
             self.n_candidates_ = fixed
             return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
         with self._progress(sample_size(k), "recall check (exact brute force)") as progress:

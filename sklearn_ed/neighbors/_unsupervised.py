@@ -114,7 +114,8 @@ class FilterRefineNeighbors(FilterRefineBase):
     estimated_recall_ : float
         Top-``n_neighbors`` recall of the filter at ``n_candidates_``,
         estimated on a sample of the base (1.0 when every item is a
-        candidate, NaN with ``check_recall=False``).
+        candidate, NaN with ``check_recall=False`` or with ``exact=True`` at a
+        fixed ``n_candidates``, where no check runs).
     estimated_recall_se_ : float
         Standard error of ``estimated_recall_`` over the sampled queries.
     recall_curve_ : ndarray of shape (n_counts, 3)
