@@ -370,7 +370,7 @@ RUNS = [
     Run(
         "triplet_tuning_digits",
         "bench_triplet_tuning",
-        "--cache '{cache}/digits.npz'",
+        "--cache '{cache}/digits.npz' --digits-input pixels",
         minutes=8,
         docs="benchmarks/triplet",
     ),
@@ -384,7 +384,7 @@ RUNS = [
     Run(
         "triplet_tuning_digits_seed2",
         "bench_triplet_tuning",
-        "--cache '{cache}/digits.npz' --val-seed 2 --configs 200:0.01:10,200:0.01:30 --methods R,GR,RR",
+        "--cache '{cache}/digits.npz' --digits-input pixels --val-seeds 2 --configs 200:0.01:10,200:0.01:30 --methods R,GR,RR",
         minutes=3,
         docs="benchmarks/triplet_retrieval",
     ),
