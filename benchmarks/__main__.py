@@ -78,11 +78,8 @@ def _list(markdown):
 
 def _stale():
     records = _suite.provenance()
-    stale = [
-        (run.name, _suite.status(run, records))
-        for run in _suite.RUNS
-        if _suite.status(run, records) != "fresh"
-    ]
+    states = [(run.name, _suite.status(run, records)) for run in _suite.RUNS]
+    stale = [(name, state) for name, state in states if state != "fresh"]
     for name, state in stale:
         print(f"{name:30s} {state}")
     return 1 if stale else 0

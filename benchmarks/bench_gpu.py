@@ -60,17 +60,15 @@ def _inference(args, device, reads, fitted):
     return len(reads) / seconds, peak
 
 
-def _cnned_fit(args, device, train, queries):
+def _cnned_fit(args, device, train, queries, exact):
     from scipy.spatial.distance import cdist
 
     from sklearn_ed import CNNEDEmbedder
-    from sklearn_ed.distances import pairwise_distances
     from sklearn_ed.metrics import top_k_recall
 
     embedder = CNNEDEmbedder(device=device, n_jobs=args.n_jobs, random_state=0)
     _, seconds = _timed(lambda: embedder.fit(train))
     training = sum(entry["dur"] for entry in embedder.history_)
-    exact = pairwise_distances(queries, train, n_jobs=args.n_jobs)
     embedded = cdist(embedder.transform(queries), embedder.transform(train))
     recall = top_k_recall(exact, embedded, k=10, n_candidates=max(10, len(train) // 100))
     return embedder, seconds, training, recall
@@ -98,6 +96,7 @@ def main(argv=None):
     import torch
 
     from sklearn_ed.datasets import make_genome_reads
+    from sklearn_ed.distances import pairwise_distances
 
     present = torch.cuda.is_available() if args.device.startswith("cuda") else True
     name = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"
@@ -118,9 +117,12 @@ def main(argv=None):
         # Keyed by side, not by device name: a smoke test runs "cpu" against "cpu".
         sides = {"cpu": "cpu", "gpu": args.device}
         fits, speed, other = {}, {}, {}
+        train = reads[: args.fit_reads]
+        # The exact query-train distances the recall of both fits is measured on.
+        exact = pairwise_distances(queries, train, n_jobs=args.n_jobs)
         for side, device in sides.items():
             progress(f"CNN-ED fit on {device}")
-            fits[side] = _cnned_fit(args, device, reads[: args.fit_reads], queries)
+            fits[side] = _cnned_fit(args, device, train, queries, exact)
         for side, device in sides.items():
             progress(f"CNN-ED transform on {device}")
             speed[side] = _inference(args, device, reads, fits["cpu"][0])

@@ -4,6 +4,7 @@ from the source. ``tests/test_architecture.py`` checks the rules on it and
 """
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "sklearn_ed"
@@ -41,8 +42,9 @@ def module_name(path):
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.lru_cache(maxsize=1)
 def modules():
-    """``{dotted name: path}`` of every module of the package."""
+    """``{dotted name: path}`` of every module of the package (read once)."""
     return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
