@@ -10,6 +10,7 @@ from sklearn_ed.distances import (
     images_to_point_sets,
     make_dtw_metric,
     pairwise_distances,
+    pairwise_distances_within,
     register_metric,
 )
 
@@ -65,6 +66,30 @@ def test_candidate_distances_match_full_matrix(name):
     candidates = np.array([rng.permutation(len(items))[:4] for _ in range(len(items))])
     refined = candidate_distances(items, items, candidates, metric=name, n_jobs=2)
     np.testing.assert_allclose(refined, np.take_along_axis(full, candidates, axis=1))
+
+
+@pytest.mark.parametrize("name", available_metrics())
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_cutoffs_per_row_keep_exactly_the_pairs_within(name, n_jobs):
+    items = sample_items(get_metric(name))
+    full = pairwise_distances(items, metric=name)
+    # Per-row limits between the smallest and the largest distance of the row,
+    # some of them exactly a distance (kept: "within" is <=).
+    rng = np.random.default_rng(1)
+    limits = np.array([rng.choice(row) for row in full], dtype=np.float64)
+    limits[::3] -= 0.5
+    expected = np.where(full <= limits[:, None], full, np.inf)
+
+    cut = pairwise_distances(items, metric=name, score_cutoff=limits, n_jobs=n_jobs)
+    np.testing.assert_allclose(cut, expected)
+
+    rows, columns, distances = pairwise_distances_within(
+        items, items, name, limits=limits, n_jobs=n_jobs
+    )
+    expected_rows, expected_columns = np.nonzero(full <= limits[:, None])
+    np.testing.assert_array_equal(rows, expected_rows)
+    np.testing.assert_array_equal(columns, expected_columns)
+    np.testing.assert_allclose(distances, full[expected_rows, expected_columns])
 
 
 def test_levenshtein_counts_code_points():

@@ -17,7 +17,11 @@ from ._dtw import DTW, make_dtw_metric
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
 from ._levenshtein import LEVENSHTEIN
-from ._pairwise import pairwise_distances, symmetric_pairwise_distances
+from ._pairwise import (
+    pairwise_distances,
+    pairwise_distances_within,
+    symmetric_pairwise_distances,
+)
 from ._registry import Metric, available_metrics, declare_metric_input, get_metric, register_metric
 
 for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE):
@@ -34,6 +38,7 @@ __all__ = [
     "images_to_point_sets",
     "make_dtw_metric",
     "pairwise_distances",
+    "pairwise_distances_within",
     "ragged_candidate_distances",
     "register_metric",
     "symmetric_pairwise_distances",

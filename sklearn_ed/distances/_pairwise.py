@@ -66,18 +66,78 @@ def pairwise_distances(
             map_chunks(partial(_pairwise_block, spec), X, Y, [None], chunks, n_jobs), axis=0
         )
     cutoffs = np.broadcast_to(np.asarray(score_cutoff, dtype=np.float64), (len(X),))
-    # One cut-off per chunk, so each chunk is one batched call with it.
+    distances = np.empty((len(X), len(Y)))
+    for rows, block in _blocks_with_cutoffs(spec, X, Y, cutoffs, n_jobs):
+        block = np.asarray(block, dtype=np.float64)
+        block[block > cutoffs[rows, None]] = np.inf
+        distances[rows] = block
+    return distances
+
+
+def pairwise_distances_within(X, Y, metric="levenshtein", *, limits, n_jobs=None):
+    """The pairs of ``X`` and ``Y`` within a distance limit per row of ``X``, sparse.
+
+    What :func:`pairwise_distances` with ``score_cutoff=limits`` keeps, as
+    coordinates instead of a dense matrix with ``inf`` elsewhere: a small
+    limit over a large base keeps few pairs. Integer distances stay integers.
+
+    Parameters
+    ----------
+    X : sequence of str, array of shape (n_x, n_features), or sequence of objects
+        Query items, already validated for the metric.
+    Y : same kind as X
+        Base items, already validated for the metric.
+    metric : str, Metric or callable, default="levenshtein"
+    limits : float or array-like of shape (n_x,)
+        Largest distance kept, for all rows or per row of ``X``.
+    n_jobs : int, default=None
+
+    Returns
+    -------
+    rows, columns : ndarray of int64
+        Row of ``X`` and of ``Y`` of each pair, by row then column.
+    distances : ndarray
+        Their distances.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances import pairwise_distances_within
+    >>> rows, columns, distances = pairwise_distances_within(
+    ...     ["kitten", "flaw"], ["sitting", "lawn"], limits=[3, 1])
+    >>> rows.tolist(), columns.tolist(), distances.tolist()
+    ([0], [0], [3])
+    """
+    spec = get_metric(metric)
+    limits = np.broadcast_to(np.asarray(limits, dtype=np.float64), (len(X),))
+    found = []
+    for rows, block in _blocks_with_cutoffs(spec, X, Y, limits, n_jobs):
+        block = np.asarray(block)
+        block_rows, columns = np.nonzero(block <= limits[rows, None])
+        found.append((rows[block_rows], columns, block[block_rows, columns]))
+    if not found:
+        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
+    rows, columns, distances = (np.concatenate(part) for part in zip(*found))
+    # Each chunk's pairs are by row then column already: a stable sort by row merges them.
+    order = np.argsort(rows, kind="stable")
+    return rows[order], columns[order].astype(np.int64), distances[order]
+
+
+def _blocks_with_cutoffs(spec, X, Y, cutoffs, n_jobs):
+    """``(rows, distances of X[rows] to Y)`` pairs, each chunk computed with its cut-off.
+
+    Rows sharing a cut-off (integer metrics have few) are split into one
+    chunk per worker: a batched call prepares the base once, and metrics that
+    support cut-offs do less work the smaller it is (rapidfuzz bands long
+    strings), so rows are not grouped under a larger one. Values above the
+    cut-off are left for the caller to drop.
+    """
     chunks = [
         chunk
         for value in np.unique(cutoffs)
         for chunk in _chunk_per_worker(np.flatnonzero(cutoffs == value), n_jobs)
     ]
-    distances = np.empty((len(X), len(Y)))
-    for rows, block in zip(
-        chunks, map_chunks(partial(_pairwise_block, spec), X, Y, [cutoffs], chunks, n_jobs)
-    ):
-        distances[rows] = block
-    return distances
+    blocks = map_chunks(partial(_pairwise_block, spec), X, Y, [cutoffs], chunks, n_jobs)
+    return zip(chunks, blocks)
 
 
 def _chunk_per_worker(rows, n_jobs):
@@ -93,12 +153,10 @@ def _pairwise_block(spec, queries, Y, cutoffs):
     if cutoffs is None:
         return spec.pairwise(queries, Y)
     cutoff = cutoffs[0]
-    kwargs = {}
     if spec.supports_cutoff and np.isfinite(cutoff):
-        kwargs["score_cutoff"] = integer_cutoff(cutoff) if spec.integer_valued else cutoff
-    distances = np.asarray(spec.pairwise(queries, Y, **kwargs), dtype=np.float64)
-    distances[distances > cutoff] = np.inf
-    return distances
+        cutoff = integer_cutoff(cutoff) if spec.integer_valued else cutoff
+        return spec.pairwise(queries, Y, score_cutoff=cutoff)
+    return spec.pairwise(queries, Y)
 
 
 # Integer cut-offs beyond this are no cut-off (rapidfuzz takes a C long).

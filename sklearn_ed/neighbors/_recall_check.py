@@ -2,7 +2,7 @@
 
 At fit, a seeded sample of the base acts as pseudo-queries (each excluded
 from its own neighbors). Their exact top-k is found by brute force over the
-whole base, so the filter's top-k recall can be read at every candidate
+whole base (kept sparse: only the pairs within a limit per query), so the filter's top-k recall can be read at every candidate
 count C from one search: the share of the true top-k (ties counted) among
 the refined top-C candidates. The same exact distances give, for every exact
 radius r, the embedding distances of the pairs within r: the radius
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..distances import candidate_distances, pairwise_distances
+from ..distances import candidate_distances, pairwise_distances_within
 from ..index import paired_embedding_distances
 from ..utils import take_items
 
@@ -135,38 +135,48 @@ def check_recall(search, n_neighbors, at_least, progress):
     refined = candidate_distances(
         items, search._fit_X, candidates, search._metric_spec, n_jobs=search.n_jobs
     )
-    upper = np.sort(refined, axis=1)[:, n_neighbors - 1]
+    upper = np.partition(refined, n_neighbors - 1, axis=1)[:, n_neighbors - 1]
     limits = np.maximum(upper, float(search.radius) if hasattr(search, "radius") else 0.0)
-    exact = _brute_force(search, items, queries, limits, progress)
-    kth = np.sort(exact, axis=1)[:, n_neighbors - 1]
+    pairs = _pairs_within_limits(search, items, queries, limits)
+    progress.update(len(queries))
+    kth = _kth_smallest(pairs, len(queries), n_neighbors)
     within_kth = np.cumsum(refined <= kth[:, None], axis=1)
     per_query = np.minimum(within_kth[:, grid - 1], n_neighbors) / n_neighbors
-    calibration = _radius_calibration(search, query_embedding, exact, limits)
+    calibration = _radius_calibration(search, query_embedding, pairs, limits)
     return RecallCheck(grid, per_query, n_neighbors, calibration)
 
 
-def _brute_force(search, items, queries, limits, progress):
-    """Exact distances of the pseudo-queries to every item, ``inf`` beyond ``limits``.
+def _pairs_within_limits(search, items, queries, limits):
+    """Exact distances of the pseudo-queries to every item, kept where within ``limits``.
 
-    Queries sharing a limit (integer metrics have few) are compared in one
-    batched call per worker, which prepares the base once; metrics with
-    cut-offs get the limit, which rapidfuzz turns into a banded computation on
-    long strings. A query's own entry is ``inf``.
+    By brute force over the whole base, as ``(rows, items, distances)``
+    without each query's own item. The limit of a query is at least the
+    k-th distance of its refined candidates, so its true top-k are all kept;
+    metrics with cut-offs get the limits, which rapidfuzz turns into a banded
+    computation on long strings.
     """
-    exact = pairwise_distances(
-        items,
-        search._fit_X,
-        search._metric_spec,
-        score_cutoff=limits,
-        n_jobs=search.n_jobs,
-        check_input=False,
+    rows, columns, distances = pairwise_distances_within(
+        items, search._fit_X, search._metric_spec, limits=limits, n_jobs=search.n_jobs
     )
-    exact[np.arange(len(queries)), queries] = np.inf
-    progress.update(len(queries))
-    return exact
+    other = columns != queries[rows]
+    return rows[other], columns[other], distances[other]
 
 
-def _radius_calibration(search, query_embedding, exact, limits):
+def _kth_smallest(pairs, n_queries, k):
+    """Each query's k-th smallest distance among its pairs (``inf`` with fewer).
+
+    The pairs are grouped by query (``pairwise_distances_within`` sorts them).
+    """
+    rows, _, distances = pairs
+    bounds = np.searchsorted(rows, np.arange(n_queries + 1))
+    kth = np.full(n_queries, np.inf)
+    for query, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:])):
+        if stop - start >= k:
+            kth[query] = np.partition(distances[start:stop], k - 1)[k - 1]
+    return kth
+
+
+def _radius_calibration(search, query_embedding, pairs, limits):
     """For each exact radius r seen, an embedding distance holding the pairs within r.
 
     ``g(r)`` is the largest embedding distance of a pair within exact distance
@@ -176,7 +186,7 @@ def _radius_calibration(search, query_embedding, exact, limits):
     farther in the embedding too. Pairs of query ``i`` count for radii up to
     ``limits[i]``, the range in which all of its pairs are known.
     """
-    rows, columns = np.nonzero(np.isfinite(exact))
+    rows, columns, distances = pairs
     if rows.size == 0:
         return np.zeros((0, 2))
     embedded = paired_embedding_distances(
@@ -184,7 +194,6 @@ def _radius_calibration(search, query_embedding, exact, limits):
         search._embed(take_items(search._fit_X, columns)),
         search.embedding_metric_,
     )
-    distances = exact[rows, columns]
     radii = np.unique(distances)
     thresholds = np.full(len(radii), np.nan)
     counts = np.zeros(len(radii), dtype=np.int64)
