@@ -14,8 +14,11 @@ from sklearn_ed import (
     QGramEmbedder,
 )
 from sklearn_ed.distances import LevenshteinBound, pairwise_distances
+from sklearn_ed.distances._deletions import DeletionIndex
 from sklearn_ed.distances._levenshtein import levenshtein_oracle
 from sklearn_ed.metrics import pruned_fraction
+from sklearn_ed.neighbors._exact import answer_near
+from sklearn_ed.utils import check_strings
 
 # Small alphabets with repeats, unicode and combining marks.
 TEXT = st.text(alphabet=st.sampled_from("aab\u00e9e\u0301\u65e5z"), max_size=9)
@@ -59,6 +62,47 @@ def test_levenshtein_bound_on_real_words_and_repeated_q_grams():
     bounds = LevenshteinBound(fixes).bounds(typos)
     assert (bounds <= pairwise_distances(typos, fixes)).all()
     assert np.mean(np.diag(bounds) == np.diag(pairwise_distances(typos, fixes))) > 0.3
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    st.lists(TEXT, min_size=1, max_size=12),
+    st.lists(TEXT, min_size=1, max_size=5),
+    st.integers(0, 2),
+)
+def test_deletion_index_finds_every_item_within_and_bounds_the_distance(base, queries, limit):
+    found = DeletionIndex(base).within(queries, np.full(len(queries), limit))
+    for query, (items, deletions) in zip(queries, found):
+        exact = np.array([levenshtein_oracle(query, item) for item in base])
+        assert set(np.flatnonzero(exact <= limit)) <= set(items.tolist())
+        assert (deletions <= exact[items]).all()
+
+
+def test_deletion_index_is_kept_for_short_strings_only():
+    assert LevenshteinBound(["kitten", "sitting"]).near_radius == 2
+    long_strings = ["ab" * 40, "ba" * 40]
+    assert LevenshteinBound(long_strings).near_radius is None
+    with pytest.raises(ValueError, match=r"limits must be in \[0, 2\]"):
+        DeletionIndex(["kitten"]).within(["kitten"], [3])
+
+
+def test_exact_nearest_word_of_misspellings_verifies_few_items():
+    from sklearn_ed.datasets import load_misspellings
+
+    pairs = load_misspellings()
+    base = sorted(set(pairs.target))
+    queries = list(pairs.data[:300])
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=5, exact=True)
+    search.fit(base)
+    distances, indices = search.kneighbors(queries)
+    expected_distances, expected_indices = brute_force(queries, base, 1)
+    np.testing.assert_array_equal(indices, expected_indices)
+    np.testing.assert_array_equal(distances, expected_distances)
+    # Most misspellings are within 2 edits of their word: the deletion index
+    # answers them from a handful of items, without the filter.
+    answered = answer_near(search, check_strings(queries), 1, None)
+    assert len(answered) > 0.9 * len(queries)
+    assert np.median([count for _, _, count in answered.values()]) < 50
 
 
 def brute_force(queries, base, k, exclude_self=False):

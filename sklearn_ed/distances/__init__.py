@@ -7,13 +7,14 @@ grey-level images (through their edge pixels). Add more with
 :func:`register_metric`.
 """
 
-from ._bounds import DTWBound, LevenshteinBound
+from ._bounds import LevenshteinBound
 from ._candidates import candidate_distances, ragged_candidate_distances
 from ._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
 
 # The developer interface of sibling subpackages (not in __all__).
 from ._dispatch import scatter_to_workers
 from ._dtw import DTW, make_dtw_metric
+from ._dtw_bounds import DTWBound
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
 from ._levenshtein import LEVENSHTEIN

@@ -4,7 +4,7 @@ from functools import partial
 
 import numpy as np
 
-from ._bounds import DTWBound
+from ._dtw_bounds import DTWBound
 from ._dtw_kernels import dtw_pairwise
 from ._registry import Metric
 

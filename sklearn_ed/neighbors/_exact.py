@@ -30,36 +30,131 @@ def bounded_items(search, queries, limits, exclude, skip=None):
     for start in range(0, len(queries), step):
         rows = np.arange(start, min(start + step, len(queries)))
         within = search._bound.within(take_items(queries, rows), limits[rows])
-        for row, (items, bounds) in zip(rows, within):
-            drop = [] if skip is None else [skip[row][skip[row] >= 0]]
-            if exclude is not None:
-                drop.append([exclude[row]])
-            keep = ~np.isin(items, np.concatenate(drop)) if drop else slice(None)
-            found.append((items[keep], bounds[keep]))
+        found.extend(_drop_known(within, rows, skip, exclude, search.n_samples_fit_))
     return found
+
+
+def _drop_known(within, rows, skip, exclude, n_items):
+    """``within`` without each row's ``skip`` and ``exclude`` items (one membership test)."""
+    if skip is None and exclude is None:
+        return within
+    known = [] if skip is None else [skip[rows]]
+    if exclude is not None:
+        known.append(np.asarray(exclude)[rows, None])
+    known = np.concatenate(known, axis=1)
+    known_keys = (np.arange(len(rows))[:, None] * n_items + known)[known >= 0]
+    sizes = [len(items) for items, _ in within]
+    keys = np.repeat(np.arange(len(rows)), sizes) * n_items + np.concatenate(
+        [items for items, _ in within] + [np.empty(0, dtype=np.int64)]
+    )
+    keep = np.split(~np.isin(keys, known_keys), np.cumsum(sizes)[:-1])
+    return [(items[mask], bounds[mask]) for (items, bounds), mask in zip(within, keep)]
+
+
+def answer_near(search, queries, k, exclude):
+    """Queries answered by the bound alone: ``{row: (distances, indices, n_verified)}``.
+
+    A bound with a ``near_radius`` returns every item within it (symmetric
+    deletions for short strings). Verifying those: a query with at least
+    ``k`` of them within the radius has its exact top-k among them (every
+    item as near as its k-th is there, ties included), with no filter.
+    """
+    radius = search._bound.near_radius
+    if radius is None:
+        return {}
+    near = search._bound.near_items(queries)
+    if exclude is not None:
+        near = [items[items != exclude[row]] for row, items in enumerate(near)]
+    sizes = np.array([len(items) for items in near], dtype=np.int64)
+    rows = np.flatnonzero((sizes >= k) & (sizes <= _VERIFY_BLOCK))
+    if rows.size == 0:
+        return {}
+    block = _padded([near[row] for row in rows])
+    exact = candidate_distances(
+        take_items(queries, rows),
+        search._fit_X,
+        block,
+        search._metric_spec,
+        score_cutoff=np.full(len(rows), float(radius)),
+        check_input=False,
+        n_jobs=search.n_jobs,
+    )
+    order = np.lexsort((block, exact), axis=1)[:, :k]
+    distances = np.take_along_axis(exact, order, axis=1)
+    indices = np.take_along_axis(block, order, axis=1)
+    answered = np.isfinite(distances[:, -1])
+    return {
+        int(row): (distances[position], indices[position], sizes[row])
+        for position, row in enumerate(rows)
+        if answered[position]
+    }
+
+
+def _padded(lists):
+    """Rows of item indices, padded with -1 (an empty slot: distance inf)."""
+    block = np.full((len(lists), max(len(items) for items in lists)), -1, dtype=np.int64)
+    for position, items in enumerate(lists):
+        block[position, : len(items)] = items
+    return block
 
 
 def verify_bounded(search, queries, distances, indices, candidates, exclude):
     """Exact search: verify, in increasing bound order, every item whose lower
-    bound is at most the current k-th distance; returns the counts verified."""
+    bound is at most the current k-th distance; returns the counts verified.
+
+    Queries with at most one block of items to verify (most of them, when the
+    filter's candidates gave a good k-th distance) are verified together in
+    one batched call; the others block by block, so that a k-th distance that
+    falls stops their verification early.
+    """
     distances, indices = distances.copy(), indices.copy()
     bounded = bounded_items(search, queries, distances[:, -1], exclude, candidates)
     verified = np.zeros(len(queries), dtype=np.int64)
-    for row, (items, bounds) in enumerate(bounded):
+    sizes = np.array([len(items) for items, _ in bounded], dtype=np.int64)
+    few = np.flatnonzero((sizes > 0) & (sizes <= _VERIFY_BLOCK))
+    if few.size:
+        _verify_together(search, queries, few, [bounded[row][0] for row in few], distances, indices)
+        verified[few] = sizes[few]
+    for row in np.flatnonzero(sizes > _VERIFY_BLOCK):
+        items, bounds = bounded[row]
         verified[row] = _verify_row(
             search, queries[row], items, bounds, distances[row], indices[row]
         )
     return (distances, indices), verified
 
 
+def _verify_together(search, queries, rows, items, distances, indices):
+    """Merge the exact distances of ``items[i]`` into the top-k of query ``rows[i]``, in place."""
+    block = _padded(items)
+    exact = candidate_distances(
+        take_items(queries, rows),
+        search._fit_X,
+        block,
+        search._metric_spec,
+        score_cutoff=distances[rows, -1],
+        check_input=False,
+        n_jobs=search.n_jobs,
+    )
+    # Empty slots (distance inf) sort after every item, inf ones included.
+    block[block < 0] = np.iinfo(np.int64).max
+    merged_ind = np.concatenate([indices[rows], block], axis=1)
+    merged_dist = np.concatenate([distances[rows], exact], axis=1)
+    order = np.lexsort((merged_ind, merged_dist), axis=1)[:, : indices.shape[1]]
+    indices[rows] = np.take_along_axis(merged_ind, order, axis=1)
+    distances[rows] = np.take_along_axis(merged_dist, order, axis=1)
+
+
 def _verify_row(search, query, items, bounds, distances, indices):
     """Update one query's top-k in place; returns how many items it verified."""
     order = np.argsort(bounds, kind="stable")
     items, bounds = items[order], bounds[order]
-    n_verified = 0
-    for start in range(0, len(items), _VERIFY_BLOCK):
-        block = items[start : start + _VERIFY_BLOCK]
-        block = block[bounds[start : start + _VERIFY_BLOCK] <= distances[-1]]
+    n_verified, start, size = 0, 0, _VERIFY_BLOCK
+    while start < len(items):
+        block = items[start : start + size]
+        block = block[bounds[start : start + size] <= distances[-1]]
+        # Blocks double: a query with thousands of items to verify makes
+        # few calls, one whose k-th distance falls quickly stops early.
+        start, size = start + size, 2 * size
         if block.size == 0:  # the bounds only grow, the k-th distance only falls
             break
         exact = candidate_distances(

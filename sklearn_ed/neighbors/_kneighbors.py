@@ -17,7 +17,7 @@ from ..distances import candidate_distances
 from ..index import sort_by_value
 from ..utils import take_items
 from ._batching import QUERY_BATCH_SIZE, batches, short_strings
-from ._exact import verify_bounded
+from ._exact import answer_near, verify_bounded
 
 
 class KNeighborsMixin:
@@ -96,19 +96,39 @@ class KNeighborsMixin:
             for rows in batches(len(queries), QUERY_BATCH_SIZE):
                 batch = take_items(queries, np.arange(rows.start, rows.stop))
                 batch_exclude = None if exclude is None else exclude[rows]
-                _, candidates = self.index_.search(
-                    self._embed(batch), n_candidates, exclude=batch_exclude
-                )
-                found = self._refine(batch, candidates, n_neighbors)
-                counts = (candidates >= 0).sum(axis=1)
+                counts = np.zeros(len(batch), dtype=np.int64)
+                rest = np.arange(len(batch))
                 if self.exact:
-                    found, extra = verify_bounded(self, batch, *found, candidates, batch_exclude)
-                    counts = counts + extra
-                distances[rows], indices[rows] = found
+                    answered = answer_near(self, batch, n_neighbors, batch_exclude)
+                    for row, (row_distances, row_indices, row_count) in answered.items():
+                        distances[rows.start + row], indices[rows.start + row] = (
+                            row_distances,
+                            row_indices,
+                        )
+                        counts[row] = row_count
+                    rest = np.setdiff1d(rest, list(answered))
+                if rest.size:
+                    found, counts[rest] = self._filter_and_refine(
+                        take_items(batch, rest),
+                        None if batch_exclude is None else batch_exclude[rest],
+                        n_candidates,
+                        n_neighbors,
+                    )
+                    distances[rows.start + rest], indices[rows.start + rest] = found
                 if verified is not None:
                     verified.append(counts)
                 progress.update(len(batch))
         return distances, indices
+
+    def _filter_and_refine(self, batch, exclude, n_candidates, n_neighbors):
+        """Top-``n_neighbors`` of a batch, and the exact distances it took per query."""
+        _, candidates = self.index_.search(self._embed(batch), n_candidates, exclude=exclude)
+        found = self._refine(batch, candidates, n_neighbors)
+        counts = (candidates >= 0).sum(axis=1)
+        if self.exact:
+            found, extra = verify_bounded(self, batch, *found, candidates, exclude)
+            counts = counts + extra
+        return found, counts
 
     def _refine(self, queries, candidates, n_neighbors):
         """Exact distances to the candidates; keep the best ``n_neighbors``."""

@@ -2,11 +2,11 @@
 
 At fit, a seeded sample of the base acts as pseudo-queries (each excluded
 from its own neighbors). Their exact top-k is found by brute force over the
-whole base (kept sparse: only the pairs within a limit per query), so the filter's top-k recall can be read at every candidate
-count C from one search: the share of the true top-k (ties counted) among
-the refined top-C candidates. The same exact distances give, for every exact
-radius r, the embedding distances of the pairs within r: the radius
-calibration.
+whole base, kept sparse (only the pairs within a limit per query), so the
+filter's top-k recall can be read at every candidate count C from one
+search: the share of the true top-k (ties counted) among the refined top-C
+candidates. The same exact distances give, for every exact radius r, the
+embedding distances of the pairs within r: the radius calibration.
 """
 
 import math

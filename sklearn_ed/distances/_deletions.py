@@ -1,0 +1,196 @@
+"""Every item within edit distance 1 or 2 of a query, found without a scan.
+
+Symmetric deletions (FastSS: T. Bocek, E. Hunt, B. Stiller, "Fast
+similarity search in large dictionaries", University of Zurich, 2007; the
+idea of W. Garbe's SymSpell): if ``d(x, y) <= t``, deleting at most ``t`` characters from each
+of ``x`` and ``y`` reaches a common string (a substitution is a deletion on
+both sides, an insertion one on the other). So an index of every string
+obtained from each item by at most ``depth`` deletions, looked up with the
+query's own deletions, returns every item within ``t <= depth`` of it: a
+lossless candidate set for short strings, found in time independent of the
+base size.
+
+Deletion variants are kept as 64-bit polynomial hashes (their length mixed
+in), computed for all deletion positions at once from prefix hashes. Two
+variants sharing a hash could only add an item to verify, never lose one.
+"""
+
+import numpy as np
+
+from ..utils import to_code_points
+
+_BASE = np.uint64(0x100000001B3)
+_LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
+# Index entries allowed per item before the index is not worth its memory
+# (a string of length L has 1 + L + L(L-1)/2 variants of depth 2: 37 at
+# length 8, 211 at length 20).
+_MAX_ENTRIES_PER_ITEM = 256
+# Variants hashed at once (bounds the temporary matrices).
+_HASH_BLOCK = 2**22
+
+
+def deletion_entries(lengths, depth):
+    """Number of deletion variants of strings of ``lengths`` with up to ``depth`` deletions."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = np.ones_like(lengths)
+    if depth >= 1:
+        total += lengths
+    if depth >= 2:
+        total += lengths * (lengths - 1) // 2
+    return total
+
+
+class DeletionIndex:
+    """Items of a string base within edit distance ``depth`` of queries, exactly.
+
+    Parameters
+    ----------
+    strings : sequence of str
+        The base.
+    depth : {1, 2}, default=2
+        Largest distance the index answers for.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances._deletions import DeletionIndex
+    >>> index = DeletionIndex(["kitten", "sitting", "mitten", "kit"])
+    >>> [(items.tolist(), deletions.tolist())
+    ...  for items, deletions in index.within(["kitten", "mittens"], [1, 2])]
+    [([0, 2], [0, 1]), ([0, 2], [2, 1])]
+    """
+
+    def __init__(self, strings, depth=2):
+        self.depth = depth
+        self.n_items = len(strings)
+        hashes, items, deleted = _variants(strings, depth)
+        order = np.argsort(hashes)
+        self._hashes = hashes[order]
+        self._items = items[order].astype(np.int32)
+        self._deleted = deleted[order]
+
+    @classmethod
+    def worth_building(cls, lengths, depth=2):
+        """Whether the index of a base with these string lengths fits its memory budget."""
+        lengths = np.asarray(lengths)
+        return len(lengths) > 0 and bool(
+            deletion_entries(lengths, depth).mean() <= _MAX_ENTRIES_PER_ITEM
+        )
+
+    def within(self, queries, limits):
+        """Items within edit distance ``limits[i]`` of query ``i`` (and a few more).
+
+        Parameters
+        ----------
+        queries : sequence of str
+        limits : array-like of shape (n_queries,)
+            At most ``depth`` each.
+
+        Returns
+        -------
+        found : list of (ndarray of int64, ndarray of int64)
+            Per query, ascending item indices and, for each, the fewest
+            deletions per side that reach a shared variant: a lower bound of
+            the edit distance. Every item within the limit is there, and
+            items sharing a variant (or its hash) without being within it,
+            which the caller verifies.
+        """
+        limits = np.floor(np.asarray(limits, dtype=np.float64)).astype(np.int64)
+        if limits.size and (limits.max() > self.depth or limits.min() < 0):
+            raise ValueError(f"limits must be in [0, {self.depth}]")
+        hashes, rows, deleted = _variants(queries, self.depth)
+        keep = deleted <= limits[rows]
+        hashes, rows, deleted = hashes[keep], rows[keep], deleted[keep]
+        # Sorted needles: each search starts where the previous one ended.
+        by_hash = np.argsort(hashes)
+        hashes, rows, deleted = hashes[by_hash], rows[by_hash], deleted[by_hash]
+        start = np.searchsorted(self._hashes, hashes, side="left")
+        counts = np.searchsorted(self._hashes, hashes, side="right") - start
+        entries = _expand_ranges(start, counts)
+        entry_rows = np.repeat(rows, counts)
+        # Both sides reach the shared variant within the query's limit.
+        needed = np.maximum(np.repeat(deleted, counts), self._deleted[entries])
+        keep = needed <= limits[entry_rows]
+        keys = entry_rows[keep].astype(np.int64) * self.n_items + self._items[entries[keep]]
+        # The fewest deletions per (query, item): first of each key by (key, needed).
+        order = np.lexsort((needed[keep], keys))
+        keys, needed = keys[order], needed[keep][order]
+        first = np.concatenate([[True], keys[1:] != keys[:-1]]) if keys.size else keys.astype(bool)
+        keys, needed = keys[first], needed[first].astype(np.int64)
+        bounds = np.searchsorted(keys, np.arange(len(limits) + 1) * self.n_items)
+        return [
+            (keys[start:stop] - row * self.n_items, needed[start:stop])
+            for row, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:]))
+        ]
+
+
+def _expand_ranges(starts, counts):
+    """Concatenated ``arange(start, start + count)`` for each range."""
+    offsets = np.repeat(np.cumsum(counts) - counts, counts)
+    return np.arange(counts.sum()) - offsets + np.repeat(starts, counts)
+
+
+def _variants(strings, depth):
+    """Hashes of every deletion variant of every string, its string and its deletions."""
+    code_points, offsets = to_code_points(strings)
+    lengths = np.diff(offsets)
+    parts = []
+    for length in np.unique(lengths):
+        rows = np.flatnonzero(lengths == length)
+        per_string = int(deletion_entries([length], depth)[0])
+        step = max(1, _HASH_BLOCK // per_string)
+        for block in range(0, len(rows), step):
+            chunk = rows[block : block + step]
+            positions = offsets[chunk][:, None] + np.arange(length)
+            symbols = code_points[positions].astype(np.uint64) + np.uint64(1)
+            parts.extend(_hash_deletions(symbols, chunk, depth))
+    if not parts:
+        empty = np.empty(0, dtype=np.uint64)
+        return empty, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int8)
+    hashes, rows, deleted = (np.concatenate(column) for column in zip(*parts))
+    return hashes, rows, deleted
+
+
+def _hash_deletions(symbols, rows, depth):
+    """(hashes, rows, deletions) of the variants of equal-length strings ``symbols``."""
+    n, length = symbols.shape
+    with np.errstate(over="ignore"):
+        powers = np.cumprod(np.concatenate([[1], np.full(length, _BASE)]).astype(np.uint64))
+        prefix = np.zeros((n, length + 1), dtype=np.uint64)
+        for position in range(length):
+            prefix[:, position + 1] = prefix[:, position] * _BASE + symbols[:, position]
+
+        def substring(start, stop):
+            """Hashes of ``symbols[:, start:stop]`` (arrays of starts and stops)."""
+            return prefix[:, stop] - prefix[:, start] * powers[stop - start]
+
+        full = np.arange(length + 1)
+        found = [(prefix[:, [length]], 0, length)]
+        if depth >= 1 and length >= 1:
+            first = np.arange(length)
+            one = substring(full[:1], first) * powers[length - 1 - first] + substring(
+                first + 1, full[-1:]
+            )
+            found.append((one, 1, length - 1))
+        if depth >= 2 and length >= 2:
+            first, second = np.triu_indices(length, k=1)
+            two = (
+                substring(full[:1], first) * powers[length - 2 - first]
+                + substring(first + 1, second) * powers[length - 1 - second]
+                + substring(second + 1, full[-1:])
+            )
+            found.append((two, 2, length - 2))
+        for hashes, deleted, variant_length in found:
+            mixed = _finalize(hashes + np.uint64(variant_length) * _LENGTH_MIX)
+            yield (
+                mixed.ravel(),
+                np.repeat(rows, hashes.shape[1]),
+                np.full(mixed.size, deleted, dtype=np.int8),
+            )
+
+
+def _finalize(hashes):
+    """Spread the bits of polynomial hashes (splitmix64's finalizer)."""
+    with np.errstate(over="ignore"):
+        hashes = (hashes ^ (hashes >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        hashes = (hashes ^ (hashes >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return hashes ^ (hashes >> np.uint64(31))
