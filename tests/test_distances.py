@@ -242,3 +242,23 @@ def test_queries_never_revalidate_the_fitted_base(monkeypatch, exact):
     search.kneighbors(["w001y", "w123x", "zzz"])
     search.radius_neighbors(["w001y"], radius=1)
     assert len(base) not in checked_lengths
+
+
+def test_callable_metric_computing_batched_distances_itself_does_not_deadlock():
+    # Chunks run on a pool of threads kept for the process; a metric that
+    # itself asks for batched distances from a pool thread must not wait on
+    # the pool it occupies.
+    import threading
+
+    def nested(x, y):
+        return float(pairwise_distances([x, x], [y], n_jobs=2)[0, 0])
+
+    words = ["kitten", "sitting", "mitten", "bitten", "fitting"] * 8
+    result = {}
+    worker = threading.Thread(
+        target=lambda: result.update(value=pairwise_distances(words, metric=nested, n_jobs=2))
+    )
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "pairwise_distances deadlocked on its thread pool"
+    np.testing.assert_array_equal(result["value"], pairwise_distances(words, n_jobs=2))

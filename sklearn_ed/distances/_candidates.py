@@ -12,8 +12,8 @@ from functools import partial
 import numpy as np
 from joblib import effective_n_jobs
 
-from ..utils import check_items, take_items
-from ._dispatch import default_backend, map_chunks, query_chunks
+from ..utils import check_items, default_backend, take_items
+from ._dispatch import map_chunks, query_chunks
 from ._pairwise import _LARGEST_CUTOFF, integer_cutoff
 from ._registry import get_metric
 

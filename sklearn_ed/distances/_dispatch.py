@@ -12,20 +12,14 @@ cannot finish (every worker lost, or the client closed), the error says so
 and that the call can be repeated.
 """
 
-import threading
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import effective_n_jobs
 from joblib.parallel import get_active_backend
 
-from ..utils import take_items
+from ..utils import map_in_threads, take_items
 
-# Thread pools of the default backend, by size, and the mark of their threads.
-_POOLS = {}
-_POOL_LOCK = threading.Lock()
-_POOL_THREAD = threading.local()
 # Queries per task: big enough to amortise dispatch, small enough to balance.
 _MIN_QUERIES_PER_TASK = 16
 # Bases already on the cluster: (client id, id(base)) -> future. An entry is
@@ -68,12 +62,6 @@ def query_chunks(n_queries, n_jobs):
     return [chunk for chunk in np.array_split(np.arange(n_queries), n_tasks) if len(chunk)]
 
 
-def default_backend():
-    """Whether joblib runs with its default backend (no Dask or other config)."""
-    backend, _ = get_active_backend()
-    return type(backend).__name__ == "LokyBackend"
-
-
 def map_chunks(task, X, Y, row_arguments, chunks, n_jobs):
     """``task(X[rows], Y, *(argument[rows] ...))`` for each chunk of rows, in order.
 
@@ -90,34 +78,7 @@ def map_chunks(task, X, Y, row_arguments, chunks, n_jobs):
     def run(rows):
         return task(_rows(X, rows), Y, *(_rows(argument, rows) for argument in row_arguments))
 
-    n_threads = effective_n_jobs(n_jobs)
-    if n_threads == 1 or len(chunks) == 1 or getattr(_POOL_THREAD, "active", False):
-        # A task of a pool thread (a callable metric computing distances
-        # itself) runs its chunks in place: waiting on the pool could deadlock.
-        return [run(rows) for rows in chunks]
-    if default_backend():
-        return list(_thread_pool(n_threads).map(run, chunks))
-    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(run)(rows) for rows in chunks)
-
-
-def _thread_pool(n_threads):
-    """A pool of ``n_threads`` kept for the process: a call costs no thread start.
-
-    joblib starts its threads at every call (10-20 ms), more than the whole
-    work of a small batch; under a joblib configuration (``parallel_config``)
-    joblib is used as configured.
-    """
-    with _POOL_LOCK:
-        pool = _POOLS.get(n_threads)
-        if pool is None:
-            pool = _POOLS[n_threads] = ThreadPoolExecutor(
-                n_threads, thread_name_prefix="sklearn_ed", initializer=_mark_pool_thread
-            )
-        return pool
-
-
-def _mark_pool_thread():
-    _POOL_THREAD.active = True
+    return map_in_threads(run, chunks, n_jobs)
 
 
 def _rows(values, rows):

@@ -3,7 +3,6 @@
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
 from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.feature_extraction.text import TfidfTransformer
@@ -17,6 +16,7 @@ from ..utils import (
     CodeTable,
     check_strings,
     drop_unseen,
+    map_in_threads,
     qgram_code_base,
     qgram_counts,
 )
@@ -269,11 +269,7 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         return self._map(function, [strings[rows] for rows in _batches(len(strings))])
 
     def _map(self, function, items):
-        if len(items) == 1 or effective_n_jobs(self.n_jobs) == 1:
-            return [function(item) for item in items]
-        return Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(function)(item) for item in items
-        )
+        return map_in_threads(function, items, self.n_jobs)
 
     def _profiles(self, counts):
         if self.tfidf_ is not None:

@@ -27,4 +27,5 @@ from ._strings import (
     resolve_max_length,
     to_code_points,
 )
+from ._threads import default_backend, map_in_threads
 from ._validation import check_distance_matrices, check_numeric_objects, take_items

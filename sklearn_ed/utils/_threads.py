@@ -1,0 +1,65 @@
+"""Threads for GIL-free work (rapidfuzz, numba, numpy): a pool kept for the process.
+
+joblib starts its threads at every call (10-20 ms), more than the whole work
+of a small batch. Under a joblib configuration (``parallel_config``), joblib
+is used as configured.
+"""
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from joblib import Parallel, delayed, effective_n_jobs
+from joblib.parallel import get_active_backend
+
+_POOLS = {}
+_POOL_LOCK = threading.Lock()
+_POOL_THREAD = threading.local()
+
+
+def default_backend():
+    """Whether joblib runs with its default backend (no Dask or other config)."""
+    backend, _ = get_active_backend()
+    return type(backend).__name__ == "LokyBackend"
+
+
+def map_in_threads(function, items, n_jobs):
+    """``[function(item) for item in items]``, on ``n_jobs`` threads.
+
+    Parameters
+    ----------
+    function : callable
+    items : list
+    n_jobs : int or None
+        joblib semantics (``-1``: all cores).
+
+    Returns
+    -------
+    results : list
+        In the order of ``items``.
+    """
+    # A task of a pool thread (a callable metric computing distances itself)
+    # runs its items in place: waiting on the pool could deadlock. One item
+    # runs in place before effective_n_jobs, which waits for a Dask backend's
+    # workers.
+    if len(items) <= 1 or getattr(_POOL_THREAD, "active", False):
+        return [function(item) for item in items]
+    n_threads = effective_n_jobs(n_jobs)
+    if n_threads == 1:
+        return [function(item) for item in items]
+    if default_backend():
+        return list(_thread_pool(n_threads).map(function, items))
+    return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(function)(item) for item in items)
+
+
+def _thread_pool(n_threads):
+    with _POOL_LOCK:
+        pool = _POOLS.get(n_threads)
+        if pool is None:
+            pool = _POOLS[n_threads] = ThreadPoolExecutor(
+                n_threads, thread_name_prefix="sklearn_ed", initializer=_mark_pool_thread
+            )
+        return pool
+
+
+def _mark_pool_thread():
+    _POOL_THREAD.active = True
