@@ -52,23 +52,25 @@ def _drop_known(within, rows, skip, exclude, n_items):
 
 
 def answer_near(search, queries, k, exclude):
-    """Queries answered by the bound alone: ``{row: (distances, indices, n_verified)}``.
+    """Queries answered by the bound alone: ``rows, (distances, indices), n_verified``.
 
     A bound with a ``near_radius`` returns every item within it (symmetric
     deletions for short strings). Verifying those: a query with at least
     ``k`` of them within the radius has its exact top-k among them (every
     item as near as its k-th is there, ties included), with no filter.
     """
+    none = np.empty(0, dtype=np.int64)
+    unanswered = none, (np.empty((0, k)), np.empty((0, k), dtype=np.int64)), none
     radius = search._bound.near_radius
     if radius is None:
-        return {}
+        return unanswered
     near = search._bound.near_items(queries)
     if exclude is not None:
         near = [items[items != exclude[row]] for row, items in enumerate(near)]
     sizes = np.array([len(items) for items in near], dtype=np.int64)
     rows = np.flatnonzero((sizes >= k) & (sizes <= _VERIFY_BLOCK))
     if rows.size == 0:
-        return {}
+        return unanswered
     block = _padded([near[row] for row in rows])
     exact = candidate_distances(
         take_items(queries, rows),
@@ -81,13 +83,10 @@ def answer_near(search, queries, k, exclude):
     )
     order = np.lexsort((block, exact), axis=1)[:, :k]
     distances = np.take_along_axis(exact, order, axis=1)
-    indices = np.take_along_axis(block, order, axis=1)
     answered = np.isfinite(distances[:, -1])
-    return {
-        int(row): (distances[position], indices[position], sizes[row])
-        for position, row in enumerate(rows)
-        if answered[position]
-    }
+    indices = np.take_along_axis(block, order, axis=1)
+    rows = rows[answered]
+    return rows, (distances[answered], indices[answered]), sizes[rows]
 
 
 def _padded(lists):

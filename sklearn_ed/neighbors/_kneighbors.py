@@ -99,14 +99,9 @@ class KNeighborsMixin:
                 counts = np.zeros(len(batch), dtype=np.int64)
                 rest = np.arange(len(batch))
                 if self.exact:
-                    answered = answer_near(self, batch, n_neighbors, batch_exclude)
-                    for row, (row_distances, row_indices, row_count) in answered.items():
-                        distances[rows.start + row], indices[rows.start + row] = (
-                            row_distances,
-                            row_indices,
-                        )
-                        counts[row] = row_count
-                    rest = np.setdiff1d(rest, list(answered))
+                    near, found, counts[near] = answer_near(self, batch, n_neighbors, batch_exclude)
+                    distances[rows.start + near], indices[rows.start + near] = found
+                    rest = np.setdiff1d(rest, near)
                 if rest.size:
                     found, counts[rest] = self._filter_and_refine(
                         take_items(batch, rest),
