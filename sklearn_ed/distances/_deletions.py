@@ -62,6 +62,7 @@ class DeletionIndex:
     def __init__(self, strings, depth=2):
         self.depth = depth
         self.n_items = len(strings)
+        self._longest = max(map(len, strings), default=0)
         hashes, items, deleted = _variants(strings, depth)
         order = np.argsort(hashes)
         self._hashes = hashes[order]
@@ -97,7 +98,13 @@ class DeletionIndex:
         limits = np.floor(np.asarray(limits, dtype=np.float64)).astype(np.int64)
         if limits.size and (limits.max() > self.depth or limits.min() < 0):
             raise ValueError(f"limits must be in [0, {self.depth}]")
-        hashes, rows, deleted = _variants(queries, self.depth)
+        # A query longer than every item by more than its limit shares no
+        # variant with any: its own variants (quadratic in its length) are
+        # not made.
+        lengths = np.fromiter(map(len, queries), dtype=np.int64, count=len(queries))
+        reachable = np.flatnonzero(lengths <= self._longest + limits)
+        hashes, rows, deleted = _variants([queries[row] for row in reachable], self.depth)
+        rows = reachable[rows]
         keep = deleted <= limits[rows]
         hashes, rows, deleted = hashes[keep], rows[keep], deleted[keep]
         # Sorted needles: each search starts where the previous one ended.
