@@ -25,6 +25,10 @@ from benchmarks.render_tables import main as render_tables
 
 def _run(run):
     _suite.CACHE.mkdir(parents=True, exist_ok=True)
+    needed = _suite.RUNS_BY_NAME.get(run.needs)
+    if needed is not None and not needed.cache_file.exists():
+        print(f"[{run.name}] reads the cache of {needed.name}: running it first", file=sys.stderr)
+        _run(needed)
     report = _suite.RESULTS / run.outputs[0]
     partial = report.with_suffix(".txt.partial")
     command = run.command(sys.executable)

@@ -30,7 +30,8 @@ class Run:
     ``arguments`` (one shell-quoted string) may name ``{results}``
     (``benchmarks/results``) and ``{cache}`` (``.cache/benchmarks``); ``minutes``
     is the time it took on this project's 2-core machines; ``docs`` the page
-    that quotes it.
+    that quotes it; ``needs`` the run whose ``--cache`` file it reads (run
+    first when the file is missing).
     """
 
     name: str
@@ -38,6 +39,15 @@ class Run:
     arguments: str = ""
     minutes: int = 1
     docs: str = ""
+    needs: str = ""
+
+    @property
+    def cache_file(self):
+        """The ``--cache`` file of the run (a path from the repository root), if any."""
+        arguments = self.command("python")[3:]
+        if "--cache" not in arguments:
+            return None
+        return REPOSITORY / arguments[arguments.index("--cache") + 1]
 
     @property
     def outputs(self):
@@ -373,6 +383,7 @@ RUNS = [
         "--cache '{cache}/digits.npz' --digits-input pixels",
         minutes=8,
         docs="benchmarks/triplet",
+        needs="triplet_digits",
     ),
     Run(
         "triplet_tuning_digits_edges",
@@ -380,6 +391,7 @@ RUNS = [
         "--dataset digits --cache '{cache}/digits.npz' --methods R,GR,GG,GC,RR,RG,RC --configs 200:0.01:10,200:0.01:30,200:0.01:30:adaptive --n-jobs 2",
         minutes=4,
         docs="benchmarks/triplet",
+        needs="triplet_digits",
     ),
     Run(
         "triplet_tuning_digits_seed2",
@@ -387,6 +399,7 @@ RUNS = [
         "--cache '{cache}/digits.npz' --digits-input pixels --val-seeds 2 --configs 200:0.01:10,200:0.01:30 --methods R,GR,RR",
         minutes=3,
         docs="benchmarks/triplet_retrieval",
+        needs="triplet_digits",
     ),
     Run(
         "triplet_tuning_gunpoint",
@@ -394,6 +407,7 @@ RUNS = [
         "--dataset gunpoint --cache '{cache}/gunpoint.npz' --methods R,GR,GG,GC,RR,RG,RC --configs 40:default:10,200:default:10,200:0.01:10,200:0.01:30,40:default:10:adaptive,200:default:10:adaptive,200:0.01:10:adaptive,200:0.01:30:adaptive --val-seeds 1,2,3 --n-jobs 2",
         minutes=2,
         docs="benchmarks/triplet",
+        needs="triplet_gunpoint",
     ),
     Run(
         "triplet_tuning_italy",
@@ -401,6 +415,7 @@ RUNS = [
         "--dataset italy --cache '{cache}/italy.npz' --methods R,GR,GG,GC,RR,RG,RC --configs 40:default:10,200:default:10,200:0.01:10,200:0.01:30,40:default:10:adaptive,200:default:10:adaptive,200:0.01:10:adaptive,200:0.01:30:adaptive --n-jobs 2",
         minutes=5,
         docs="benchmarks/triplet",
+        needs="triplet_italy",
     ),
     Run(
         "triplet_tuning_pig",
@@ -408,6 +423,7 @@ RUNS = [
         "--dataset pig --cache '{cache}/pig.npz' --no-fastmap --methods R,GR,GG,GC,RR,RG,RC --configs 40:default:10,200:default:10,200:0.01:10,200:0.01:30,40:default:10:adaptive,200:default:10:adaptive,200:0.01:10:adaptive,200:0.01:30:adaptive --val-seeds 1,2,3 --n-jobs 2",
         minutes=9,
         docs="benchmarks/triplet",
+        needs="triplet_pig",
     ),
     Run(
         "words",

@@ -34,20 +34,13 @@ of bench_triplet_retrieval.py.
 
 import argparse
 import math
-import os
 import time
 from typing import NamedTuple
 
 import numpy as np
 from joblib import Parallel, delayed
 
-from benchmarks._common import (
-    distances_at,
-    format_table,
-    print_footer,
-    print_header,
-    progress,
-)
+from benchmarks._common import distances_at, format_table, print_footer, print_header
 from benchmarks.bench_triplet_retrieval import (
     STRATEGIES,
     embedded_distances,
@@ -107,17 +100,6 @@ def train_and_score(method, config, split, metric, network, dim):
     return on_val, cells(split.loo[split.probe], on_train, offset=1), seconds
 
 
-def base_distances(cache, objects, base, metric):
-    """The exact matrix of the base: from the retrieval benchmark's cache, or computed."""
-    if os.path.exists(cache):
-        return np.load(cache)["base"]
-    from sklearn_ed.distances import symmetric_pairwise_distances
-
-    progress(f"{cache} not found: the base's exact matrix is computed (not cached)")
-    base_objects = objects[base] if isinstance(objects, np.ndarray) else [objects[i] for i in base]
-    return symmetric_pairwise_distances(base_objects, metric, n_jobs=-1)
-
-
 def geometric_mean(counts):
     return math.exp(np.mean(np.log(counts)))
 
@@ -130,10 +112,7 @@ def main():
     parser.add_argument(
         "--cache",
         required=True,
-        help=(
-            "the .npz written by bench_triplet_retrieval.py for this data set "
-            "(computed here, without writing it, when missing)"
-        ),
+        help="the .npz written by bench_triplet_retrieval.py for this data set",
     )
     parser.add_argument("--configs", default="40:0.001:10,200:0.001:10,200:0.01:10,200:0.01:30")
     parser.add_argument("--methods", default="R,GR,RR,GG")
@@ -160,7 +139,7 @@ def main():
 
     start_time = time.perf_counter()
     inputs, objects, metric, network, _, base = load(args.dataset, args.digits_input)
-    distances = base_distances(args.cache, objects, base, metric)
+    distances = np.load(args.cache)["base"]
     n_val = args.n_val or DEFAULT_N_VAL[args.dataset]
     seeds = [int(seed) for seed in args.val_seeds.split(",")]
     print_header(

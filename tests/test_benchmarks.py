@@ -44,3 +44,13 @@ def test_no_recorded_result_is_older_than_its_script():
         "results older than their script; rerun them with "
         f"python -m benchmarks run {' '.join(stale)}"
     )
+
+
+def test_runs_reading_a_cache_name_the_run_that_writes_it():
+    # The tuning script reads the exact matrices the retrieval script caches:
+    # on a clean clone the runner must make them first.
+    for run in suite.RUNS:
+        if run.module == "bench_triplet_tuning":
+            writer = suite.RUNS_BY_NAME[run.needs]
+            assert writer.module == "bench_triplet_retrieval", run.name
+            assert writer.cache_file == run.cache_file, run.name
