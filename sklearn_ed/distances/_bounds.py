@@ -267,7 +267,8 @@ class LevenshteinBound(LowerBound):
         """Distance within which ``near_items`` finds every item: 2 for short strings.
 
         ``None`` when the base's strings are too long for a deletion index
-        (more than 256 deletion variants per string on average).
+        (more than 256 deletion variants per string on average, or 2**26 in
+        all: about 870 MB).
         """
         return None if self._deletions is None else self._deletions.depth
 

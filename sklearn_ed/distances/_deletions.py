@@ -23,8 +23,9 @@ _BASE = np.uint64(0x100000001B3)
 _LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
 # Index entries allowed per item before the index is not worth its memory
 # (a string of length L has 1 + L + L(L-1)/2 variants of depth 2: 37 at
-# length 8, 211 at length 20).
+# length 8, 211 at length 20), and in all (13 bytes each: ~870 MB).
 _MAX_ENTRIES_PER_ITEM = 256
+_MAX_ENTRIES = 2**26
 # Variants hashed at once (bounds the temporary matrices).
 _HASH_BLOCK = 2**22
 
@@ -72,9 +73,9 @@ class DeletionIndex:
     @classmethod
     def worth_building(cls, lengths, depth=2):
         """Whether the index of a base with these string lengths fits its memory budget."""
-        lengths = np.asarray(lengths)
-        return len(lengths) > 0 and bool(
-            deletion_entries(lengths, depth).mean() <= _MAX_ENTRIES_PER_ITEM
+        entries = deletion_entries(lengths, depth)
+        return len(entries) > 0 and bool(
+            entries.mean() <= _MAX_ENTRIES_PER_ITEM and entries.sum() <= _MAX_ENTRIES
         )
 
     def within(self, queries, limits):
