@@ -13,8 +13,12 @@ from sklearn_ed import (
     FilterRefineTransformer,
     QGramEmbedder,
 )
-from sklearn_ed.distances import LevenshteinBound, pairwise_distances
-from sklearn_ed.distances._deletions import DeletionIndex
+from sklearn_ed.distances import (
+    DeletionIndex,
+    LevenshteinBound,
+    deletion_index,
+    pairwise_distances,
+)
 from sklearn_ed.distances._levenshtein import levenshtein_oracle
 from sklearn_ed.metrics import pruned_fraction
 from sklearn_ed.neighbors._exact import answer_near
@@ -79,9 +83,16 @@ def test_deletion_index_finds_every_item_within_and_bounds_the_distance(base, qu
 
 
 def test_deletion_index_is_kept_for_short_strings_only():
-    assert LevenshteinBound(["kitten", "sitting"]).near_radius == 2
-    long_strings = ["ab" * 40, "ba" * 40]
-    assert LevenshteinBound(long_strings).near_radius is None
+    assert deletion_index(["kitten", "sitting"]).depth == 2
+    assert deletion_index(["ab" * 40, "ba" * 40]) is None
+    # Without exact=True no index is built: it is only used by exact search.
+    words = ["kitten", "sitting", "mitten", "bitten"] * 3
+    assert (
+        FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2).fit(words)._near
+        is None
+    )
+    exact = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2, exact=True)
+    assert exact.fit(words)._near is not None
     with pytest.raises(ValueError, match=r"limits must be in \[0, 2\]"):
         DeletionIndex(["kitten"]).within(["kitten"], [3])
 

@@ -1,7 +1,6 @@
 """Lossless lower bounds of the edit distance, cheap for every item at once.
 
-Three bounds, each <= the Levenshtein distance for every pair of strings
-(the bound of a pair is the largest):
+Two bounds, both <= the Levenshtein distance for every pair of strings:
 
 - length: ``|len(x) - len(y)|`` (each edit changes the length by at most 1);
 - q-grams (Ukkonen, 1992): one edit changes at most ``q`` of the q-grams of a
@@ -9,11 +8,7 @@ Three bounds, each <= the Levenshtein distance for every pair of strings
   ``y`` is at most ``2 q d(x, y)``. Numbering repeated q-grams (the k-th
   occurrence of a q-gram is a token of its own) turns the multiset
   intersection into a dot product of binary rows, so the bound for a batch
-  of queries against all items is one sparse product;
-- deletions (short strings only, see ``_deletions``): the fewest deletions
-  per side that reach a string shared by ``x`` and ``y``, or 3 if two
-  deletions do not. Within distance 2 of a query, the items it can keep are
-  looked up, not scanned.
+  of queries against all items is one sparse product.
 
 Strings are padded with ``q - 1`` markers at both ends, so every string,
 empty ones included, has ``len + q - 1`` q-grams and edits at the ends count.
@@ -33,7 +28,6 @@ from ..utils import (
     qgram_code_base,
     qgram_counts,
 )
-from ._deletions import DeletionIndex
 
 
 def _numbered_qgram_keys(strings, alphabet, q):
@@ -65,31 +59,9 @@ def _numbered_qgram_keys(strings, alphabet, q):
 
 
 class LowerBound:
-    """Base of the lower bounds: ``within`` from the dense ``bounds``.
-
-    A bound may also find, without a scan, every item within a small exact
-    distance ``near_radius`` of a query (``near_items``); ``None``: it
-    cannot.
-    """
-
-    near_radius = None
+    """Base of the lower bounds: ``within`` from the dense ``bounds``."""
 
     def bounds(self, queries):
-        raise NotImplementedError
-
-    def near_items(self, queries):
-        """Per query, items including every one within ``near_radius`` of it.
-
-        Parameters
-        ----------
-        queries : sequence
-            Queries.
-
-        Returns
-        -------
-        items : list of ndarray of int64
-            Item indices per query.
-        """
         raise NotImplementedError
 
     def within(self, queries, limits):
@@ -126,13 +98,6 @@ class LevenshteinBound(LowerBound):
         Length of the q-grams; ``None``: 2 for alphabets of up to 10
         characters, 3 otherwise (rarer q-grams keep the product sparse).
 
-    Notes
-    -----
-    The bound of a pair is the largest of the length, q-gram and deletion
-    bounds (module docstring). The deletion index is built when the base's
-    strings are short (``near_radius`` is then 2): ``within`` looks up the
-    items of a query whose limit is at most 2 instead of scanning.
-
     Examples
     --------
     >>> from sklearn_ed.distances import LevenshteinBound
@@ -153,11 +118,6 @@ class LevenshteinBound(LowerBound):
         self._by_length = np.argsort(self._base_lengths, kind="stable")
         self._sorted_lengths = self._base_lengths[self._by_length]
         self._strings = base
-        # Within distance 2 of a short query, symmetric deletions find every
-        # item without the sparse product over the base.
-        self._deletions = (
-            DeletionIndex(base) if DeletionIndex.worth_building(self._base_lengths) else None
-        )
 
     def __getstate__(self):
         # The token table is rebuilt from the strings.
@@ -192,20 +152,11 @@ class LevenshteinBound(LowerBound):
         Returns
         -------
         bounds : ndarray of float64, shape (n_queries, n_base)
-            ``max(length bound, ceil(q-gram bound), deletion bound)``.
+            ``max(length bound, ceil(q-gram bound))``.
         """
         shared = self._shared(queries).toarray().astype(np.float64)
         lengths = np.fromiter(map(len, queries), dtype=np.float64, count=len(queries))
-        bounds = self._combine(lengths[:, None], self._base_lengths[None, :], shared)
-        if self._deletions is not None:
-            depth = self._deletions.depth
-            every_item = np.arange(len(self._base_lengths))
-            shared_variants = self._deletions.within(queries, np.full(len(queries), depth))
-            for row, (items, deleted) in enumerate(shared_variants):
-                bounds[row] = np.maximum(
-                    bounds[row], _deletion_bounds(every_item, items, deleted, depth)
-                )
-        return bounds
+        return self._combine(lengths[:, None], self._base_lengths[None, :], shared)
 
     def _shared(self, queries):
         """Numbered q-grams each query shares with each item (sparse)."""
@@ -239,72 +190,6 @@ class LevenshteinBound(LowerBound):
         found : list of (ndarray of int64, ndarray of float64)
             Item indices (ascending) and their bounds, per query.
         """
-        limits = np.asarray(limits, dtype=np.float64)
-        if self._deletions is None:
-            return self._within_by_qgrams(queries, limits)
-        depth = self._deletions.depth
-        shared_variants = self._deletions.within(queries, np.minimum(limits, depth))
-        near = np.flatnonzero(limits < depth + 1)
-        far = np.setdiff1d(np.arange(len(limits)), near)
-        found = [None] * len(limits)
-        if near.size:
-            # The items sharing a deletion variant within the limit are all
-            # that can be within it: their q-gram and length bounds, pair by pair.
-            items = [shared_variants[row][0] for row in near]
-            values = self._pair_bounds([queries[row] for row in near], items)
-            for row, row_items, row_values in zip(near, items, values):
-                row_values = np.maximum(row_values, shared_variants[row][1])
-                keep = row_values <= limits[row]
-                found[row] = (row_items[keep], row_values[keep])
-        far_found = self._within_by_qgrams([queries[row] for row in far], limits[far])
-        for row, (row_items, row_values) in zip(far, far_found):
-            deletions = _deletion_bounds(row_items, *shared_variants[row], depth)
-            found[row] = (row_items, np.maximum(row_values, deletions))
-        return found
-
-    @property
-    def near_radius(self):
-        """Distance within which ``near_items`` finds every item: 2 for short strings.
-
-        ``None`` when the base's strings are too long for a deletion index
-        (more than 256 deletion variants per string on average, or 2**26 in
-        all: about 870 MB).
-        """
-        return None if self._deletions is None else self._deletions.depth
-
-    def near_items(self, queries):
-        """Per query, the items sharing a deletion variant: every one within ``near_radius``.
-
-        Parameters
-        ----------
-        queries : sequence of str
-            Queries.
-
-        Returns
-        -------
-        items : list of ndarray of int64
-            Ascending item indices per query: every item within
-            ``near_radius``, and some farther ones (to verify).
-        """
-        depth = self._deletions.depth
-        return [items for items, _ in self._deletions.within(queries, np.full(len(queries), depth))]
-
-    def _pair_bounds(self, queries, items):
-        """Length and q-gram bounds of ``queries[i]`` against ``items[i]`` (lists)."""
-        sizes = np.array([len(row_items) for row_items in items], dtype=np.int64)
-        if sizes.sum() == 0:
-            return [np.empty(0) for _ in items]
-        profiles = self._profiles(queries)
-        if profiles.shape[1] < self._base.shape[1]:
-            profiles.resize((profiles.shape[0], self._base.shape[1]))
-        rows = np.repeat(np.arange(len(queries)), sizes)
-        columns = np.concatenate(items)
-        shared = np.asarray(profiles[rows].multiply(self._base[columns]).sum(axis=1)).ravel()
-        lengths = np.fromiter(map(len, queries), dtype=np.float64, count=len(queries))
-        values = self._combine(lengths[rows], self._base_lengths[columns], shared)
-        return np.split(values, np.cumsum(sizes)[:-1])
-
-    def _within_by_qgrams(self, queries, limits):
         shared = self._shared(queries)
         found = []
         for row, (query, limit) in enumerate(zip(queries, limits)):
@@ -341,13 +226,3 @@ class LevenshteinBound(LowerBound):
         keep[candidates] = True
         keep[shared_items] = False
         return np.flatnonzero(keep)
-
-
-def _deletion_bounds(items, shared_items, deletions, depth):
-    """The deletion bound of ``items`` (ascending): ``deletions`` where shared, else depth + 1."""
-    bounds = np.full(len(items), depth + 1.0)
-    position = np.searchsorted(items, shared_items)
-    found = position < len(items)
-    found[found] = items[position[found]] == shared_items[found]
-    bounds[position[found]] = deletions[found]
-    return bounds

@@ -41,6 +41,28 @@ def deletion_entries(lengths, depth):
     return total
 
 
+def deletion_index(strings, depth=2):
+    """The :class:`DeletionIndex` of ``strings``, or ``None`` when it would not fit its budget.
+
+    Short strings only: at most 256 variants per string on average (about
+    22 characters) and 2**26 in all (about 870 MB). Levenshtein's
+    ``near_lookup``.
+
+    Parameters
+    ----------
+    strings : sequence of str
+    depth : {1, 2}, default=2
+
+    Returns
+    -------
+    index : DeletionIndex or None
+    """
+    entries = deletion_entries(list(map(len, strings)), depth)
+    if len(entries) and entries.mean() <= _MAX_ENTRIES_PER_ITEM and entries.sum() <= _MAX_ENTRIES:
+        return DeletionIndex(strings, depth)
+    return None
+
+
 class DeletionIndex:
     """Items of a string base within edit distance ``depth`` of queries, exactly.
 
@@ -53,7 +75,7 @@ class DeletionIndex:
 
     Examples
     --------
-    >>> from sklearn_ed.distances._deletions import DeletionIndex
+    >>> from sklearn_ed.distances import DeletionIndex
     >>> index = DeletionIndex(["kitten", "sitting", "mitten", "kit"])
     >>> [(items.tolist(), deletions.tolist())
     ...  for items, deletions in index.within(["kitten", "mittens"], [1, 2])]
@@ -69,14 +91,6 @@ class DeletionIndex:
         self._hashes = hashes[order]
         self._items = items[order].astype(np.int32)
         self._deleted = deleted[order]
-
-    @classmethod
-    def worth_building(cls, lengths, depth=2):
-        """Whether the index of a base with these string lengths fits its memory budget."""
-        entries = deletion_entries(lengths, depth)
-        return len(entries) > 0 and bool(
-            entries.mean() <= _MAX_ENTRIES_PER_ITEM and entries.sum() <= _MAX_ENTRIES
-        )
 
     def within(self, queries, limits):
         """Items within edit distance ``limits[i]`` of query ``i`` (and a few more).

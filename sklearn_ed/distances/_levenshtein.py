@@ -5,6 +5,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from ._bounds import LevenshteinBound
+from ._deletions import deletion_index
 from ._registry import Metric
 
 
@@ -58,4 +59,5 @@ LEVENSHTEIN = Metric(
     oracle=levenshtein_oracle,
     paired=levenshtein_paired,
     lower_bound=LevenshteinBound,
+    near_lookup=deletion_index,
 )

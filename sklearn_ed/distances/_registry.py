@@ -47,6 +47,13 @@ class Metric:
         ``lower_bound(base)`` returns an object whose ``bounds(queries)`` is
         an ``(n_queries, n_base)`` array of values at most the exact
         distances. Metrics with one support ``exact=True`` search.
+    near_lookup : callable, optional
+        ``near_lookup(base)`` returns ``None`` (not worth it for this base) or
+        an object with an integer ``depth`` and ``within(queries, limits)``
+        returning, per query, the indices of a superset of the items within
+        ``limits[i] <= depth`` of it (and a lower bound of each item's
+        distance). ``exact=True`` answers a query with ``k`` items that close
+        from them, without the filter.
     """
 
     name: str
@@ -57,6 +64,7 @@ class Metric:
     oracle: Optional[Callable] = None
     paired: Optional[Callable] = None
     lower_bound: Optional[Callable] = None
+    near_lookup: Optional[Callable] = None
 
     def __post_init__(self):
         if self.input_type not in INPUT_TYPES:

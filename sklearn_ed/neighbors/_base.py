@@ -188,8 +188,12 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
 
     def _fit_bound(self):
-        """The metric's lower bound over the base, where a search needs it."""
-        self._bound = self._metric_spec.lower_bound(self._fit_X) if self._needs_bound() else None
+        """The metric's lower bound over the base, where a search needs it, and
+        with ``exact=True`` its lookup of near items (if it declares one)."""
+        spec = self._metric_spec
+        self._bound = spec.lower_bound(self._fit_X) if self._needs_bound() else None
+        near = spec.near_lookup if self.exact else None
+        self._near = near(self._fit_X) if near is not None else None
 
     def _needs_bound(self):
         return self.exact

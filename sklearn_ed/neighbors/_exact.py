@@ -16,6 +16,8 @@ from ..utils import take_items
 # items are verified in blocks of increasing bound.
 _BOUND_BLOCK = 2**23
 _VERIFY_BLOCK = 256
+# Items of a query up to which it is verified in a batched call with others.
+_TOGETHER_WIDTH = 4096
 
 
 def bounded_items(search, queries, limits, exclude, skip=None):
@@ -54,24 +56,43 @@ def _drop_known(within, rows, skip, exclude, n_items):
 def answer_near(search, queries, k, exclude):
     """Queries answered by the bound alone: ``rows, (distances, indices), n_verified``.
 
-    A bound with a ``near_radius`` returns every item within it (symmetric
-    deletions for short strings). Verifying those: a query with at least
-    ``k`` of them within the radius has its exact top-k among them (every
-    item as near as its k-th is there, ties included), with no filter.
+    The metric's near lookup (symmetric deletions for short strings) returns
+    every item within its depth of a query. Verifying those: a query with at
+    least ``k`` of them within the depth has its exact top-k among them
+    (every item as near as its k-th is there, ties included), with no filter.
     """
     none = np.empty(0, dtype=np.int64)
     unanswered = none, (np.empty((0, k)), np.empty((0, k), dtype=np.int64)), none
-    radius = search._bound.near_radius
-    if radius is None:
+    if search._near is None:
         return unanswered
-    near = search._bound.near_items(queries)
+    radius = search._near.depth
+    near = [items for items, _ in search._near.within(queries, np.full(len(queries), radius))]
     if exclude is not None:
         near = [items[items != exclude[row]] for row, items in enumerate(near)]
     sizes = np.array([len(items) for items in near], dtype=np.int64)
-    rows = np.flatnonzero((sizes >= k) & (sizes <= _VERIFY_BLOCK))
-    if rows.size == 0:
-        return unanswered
-    block = _padded([near[row] for row in rows])
+    answered = [
+        _top_k_within(search, queries, rows, [near[row] for row in rows], k, radius)
+        for rows in _size_tiers(sizes, at_least=k)
+    ]
+    rows = np.concatenate([none, *(rows for rows, _, _ in answered)])
+    distances = np.concatenate([np.empty((0, k)), *(found for _, found, _ in answered)])
+    indices = np.concatenate([np.empty((0, k), np.int64), *(found for _, _, found in answered)])
+    return rows, (distances, indices), sizes[rows]
+
+
+def _size_tiers(sizes, at_least=1):
+    """Rows with ``at_least`` to 256 items, and with up to ``_TOGETHER_WIDTH``: one
+    batched call each (short rows all pair by pair, long ones query by query)."""
+    tiers = [
+        np.flatnonzero((sizes >= max(at_least, 1)) & (sizes <= _VERIFY_BLOCK)),
+        np.flatnonzero((sizes > max(_VERIFY_BLOCK, at_least - 1)) & (sizes <= _TOGETHER_WIDTH)),
+    ]
+    return [rows for rows in tiers if rows.size]
+
+
+def _top_k_within(search, queries, rows, items, k, radius):
+    """The rows whose k nearest of ``items`` are within ``radius``, and those."""
+    block = _padded(items)
     exact = candidate_distances(
         take_items(queries, rows),
         search._fit_X,
@@ -85,8 +106,7 @@ def answer_near(search, queries, k, exclude):
     distances = np.take_along_axis(exact, order, axis=1)
     answered = np.isfinite(distances[:, -1])
     indices = np.take_along_axis(block, order, axis=1)
-    rows = rows[answered]
-    return rows, (distances[answered], indices[answered]), sizes[rows]
+    return rows[answered], distances[answered], indices[answered]
 
 
 def _padded(lists):
@@ -103,18 +123,20 @@ def verify_bounded(search, queries, distances, indices, candidates, exclude):
 
     Queries with at most one block of items to verify (most of them, when the
     filter's candidates gave a good k-th distance) are verified together in
-    one batched call; the others block by block, so that a k-th distance that
-    falls stops their verification early.
+    one batched call, those with up to ``_TOGETHER_WIDTH`` in a second one;
+    beyond, each query block by block, so that a k-th distance that falls
+    stops its verification early.
     """
     distances, indices = distances.copy(), indices.copy()
     bounded = bounded_items(search, queries, distances[:, -1], exclude, candidates)
     verified = np.zeros(len(queries), dtype=np.int64)
     sizes = np.array([len(items) for items, _ in bounded], dtype=np.int64)
-    few = np.flatnonzero((sizes > 0) & (sizes <= _VERIFY_BLOCK))
-    if few.size:
-        _verify_together(search, queries, few, [bounded[row][0] for row in few], distances, indices)
-        verified[few] = sizes[few]
-    for row in np.flatnonzero(sizes > _VERIFY_BLOCK):
+    for rows in _size_tiers(sizes):
+        _verify_together(
+            search, queries, rows, [bounded[row][0] for row in rows], distances, indices
+        )
+        verified[rows] = sizes[rows]
+    for row in np.flatnonzero(sizes > _TOGETHER_WIDTH):
         items, bounds = bounded[row]
         verified[row] = _verify_row(
             search, queries[row], items, bounds, distances[row], indices[row]
