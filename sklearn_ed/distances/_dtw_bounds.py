@@ -3,6 +3,7 @@
 import numpy as np
 
 from ._bounds import LowerBound
+from ._dtw_kernels import lb_kim_keogh
 
 
 class DTWBound(LowerBound):
@@ -40,13 +41,14 @@ class DTWBound(LowerBound):
         series = as_series(base)
         self._length = _common_length(series, "base")
         self.band = int(np.ceil(window * self._length))
-        self._base = np.stack(series)  # (n, length, channels)
+        self._base = np.ascontiguousarray(np.stack(series))  # (n, length, channels)
         windows = np.lib.stride_tricks.sliding_window_view(
             np.pad(self._base, ((0, 0), (self.band, self.band), (0, 0)), mode="edge"),
             2 * self.band + 1,
             axis=1,
         )
-        self._upper, self._lower = windows.max(axis=-1), windows.min(axis=-1)
+        self._upper = np.ascontiguousarray(windows.max(axis=-1))
+        self._lower = np.ascontiguousarray(windows.min(axis=-1))
 
     def bounds(self, queries):
         """Lower bounds of ``dtw(queries[i], base[j])`` for every pair.
@@ -69,14 +71,9 @@ class DTWBound(LowerBound):
                 f"exact=True with DTW compares series of one length; the base has "
                 f"length {self._length}, the queries another. Resample them first."
             )
-        queries = np.stack(series)[:, None]  # (n_q, 1, length, channels)
-        above = np.maximum(queries - self._upper[None], 0.0)
-        below = np.maximum(self._lower[None] - queries, 0.0)
-        keogh = (above**2 + below**2).sum(axis=(2, 3))
-        ends = ((queries[:, :, 0] - self._base[None, :, 0]) ** 2).sum(axis=-1)
-        if self._length > 1:
-            ends = ends + ((queries[:, :, -1] - self._base[None, :, -1]) ** 2).sum(axis=-1)
-        return np.sqrt(np.maximum(keogh, ends)) * (1 - 1e-12)
+        bounds = np.empty((len(series), len(self._base)))
+        lb_kim_keogh(np.stack(series), self._base, self._upper, self._lower, bounds)
+        return bounds
 
 
 def _common_length(series, name):

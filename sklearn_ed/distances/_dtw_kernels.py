@@ -57,3 +57,31 @@ def dtw_pairwise(x_values, x_offsets, y_values, y_offsets, window, cutoff, out):
             y = y_values[y_offsets[j] : y_offsets[j + 1]]
             band = band_width(x.shape[0], y.shape[0], window)
             out[i, j] = dtw_pair(x, y, band, cutoff_squared)
+
+
+@njit(cache=True, nogil=True)
+def lb_kim_keogh(queries, base, upper, lower, out):
+    """``max(LB_Kim, LB_Keogh)`` of every query against every base series.
+
+    ``queries`` (n_q, length, c) and ``base`` (n, length, c) are time-major;
+    ``upper`` and ``lower`` are the base's envelopes over the band. Writes
+    the square roots of the squared sums into ``out`` (n_q, n), shrunk by one
+    part in 10^12 so that rounding never lifts a bound above the distance.
+    """
+    length, channels = queries.shape[1], queries.shape[2]
+    for i in range(queries.shape[0]):
+        for j in range(base.shape[0]):
+            keogh = 0.0
+            for t in range(length):
+                for channel in range(channels):
+                    value = queries[i, t, channel]
+                    if value > upper[j, t, channel]:
+                        keogh += (value - upper[j, t, channel]) ** 2
+                    elif value < lower[j, t, channel]:
+                        keogh += (lower[j, t, channel] - value) ** 2
+            ends = 0.0
+            for channel in range(channels):
+                ends += (queries[i, 0, channel] - base[j, 0, channel]) ** 2
+                if length > 1:
+                    ends += (queries[i, length - 1, channel] - base[j, length - 1, channel]) ** 2
+            out[i, j] = math.sqrt(max(keogh, ends)) * (1 - 1e-12)
