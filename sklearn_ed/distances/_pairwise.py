@@ -74,7 +74,7 @@ def pairwise_distances(
     return distances
 
 
-def pairwise_distances_within(X, Y, metric="levenshtein", *, limits, n_jobs=None):
+def pairwise_distances_within(X, Y, metric="levenshtein", *, limits, n_jobs=None, check_input=True):
     """The pairs of ``X`` and ``Y`` within a distance limit per row of ``X``, sparse.
 
     What :func:`pairwise_distances` with ``score_cutoff=limits`` keeps, as
@@ -84,13 +84,16 @@ def pairwise_distances_within(X, Y, metric="levenshtein", *, limits, n_jobs=None
     Parameters
     ----------
     X : sequence of str, array of shape (n_x, n_features), or sequence of objects
-        Query items, already validated for the metric.
+        Query items, of the kind the metric takes.
     Y : same kind as X
-        Base items, already validated for the metric.
+        Base items.
     metric : str, Metric or callable, default="levenshtein"
     limits : float or array-like of shape (n_x,)
         Largest distance kept, for all rows or per row of ``X``.
     n_jobs : int, default=None
+    check_input : bool, default=True
+        Validate ``X`` and ``Y`` (the estimators, which validated them at fit,
+        pass False).
 
     Returns
     -------
@@ -108,6 +111,9 @@ def pairwise_distances_within(X, Y, metric="levenshtein", *, limits, n_jobs=None
     ([0], [0], [3])
     """
     spec = get_metric(metric)
+    if check_input:
+        X = check_items(X, spec.input_type, name="X")
+        Y = check_items(Y, spec.input_type, name="Y")
     limits = np.broadcast_to(np.asarray(limits, dtype=np.float64), (len(X),))
     found = []
     for rows, block in _blocks_with_cutoffs(spec, X, Y, limits, n_jobs):

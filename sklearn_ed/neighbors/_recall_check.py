@@ -156,7 +156,12 @@ def _pairs_within_limits(search, items, queries, limits):
     computation on long strings.
     """
     rows, columns, distances = pairwise_distances_within(
-        items, search._fit_X, search._metric_spec, limits=limits, n_jobs=search.n_jobs
+        items,
+        search._fit_X,
+        search._metric_spec,
+        limits=limits,
+        n_jobs=search.n_jobs,
+        check_input=False,
     )
     other = columns != queries[rows]
     return rows[other], columns[other], distances[other]
