@@ -54,3 +54,22 @@ def test_runs_reading_a_cache_name_the_run_that_writes_it():
             writer = suite.RUNS_BY_NAME[run.needs]
             assert writer.module == "bench_triplet_retrieval", run.name
             assert writer.cache_file == run.cache_file, run.name
+
+
+def test_rendered_tables_are_those_of_the_committed_results(tmp_path, monkeypatch):
+    # The docs include the CSVs; they must be rendered from the JSON results
+    # committed beside them (copying a rerun's JSON without rendering left
+    # the docs showing the previous run).
+    import shutil
+
+    from benchmarks import render_tables
+
+    for path in suite.RESULTS.glob("*.json"):
+        shutil.copy(path, tmp_path / path.name)
+    monkeypatch.setattr(render_tables, "RESULTS", str(tmp_path))
+    render_tables.main()
+    for rendered in tmp_path.glob("*.csv"):
+        committed = suite.RESULTS / rendered.name
+        assert rendered.read_text() == committed.read_text(), (
+            f"{rendered.name} differs from its JSON: run python -m benchmarks.render_tables"
+        )
