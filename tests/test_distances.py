@@ -262,3 +262,26 @@ def test_callable_metric_computing_batched_distances_itself_does_not_deadlock():
     worker.join(timeout=60)
     assert not worker.is_alive(), "pairwise_distances deadlocked on its thread pool"
     np.testing.assert_array_equal(result["value"], pairwise_distances(words, n_jobs=2))
+
+
+def _distances_into(queue, words):
+    queue.put(pairwise_distances(words, n_jobs=2))
+
+
+def test_a_forked_child_computes_distances_on_threads_of_its_own():
+    # The thread pool is kept for the process; a child forked after it was
+    # made must not send work to the parent's threads (it would wait forever).
+    import multiprocessing
+
+    words = ["kitten", "sitting", "mitten", "bitten", "fitting"] * 8
+    expected = pairwise_distances(words, n_jobs=2)  # makes the pool
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_distances_into, args=(queue, words))
+    child.start()
+    try:
+        np.testing.assert_array_equal(queue.get(timeout=60), expected)
+    finally:
+        child.join(timeout=5)
+        if child.is_alive():
+            child.kill()

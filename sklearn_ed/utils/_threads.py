@@ -5,6 +5,7 @@ of a small batch. Under a joblib configuration (``parallel_config``), joblib
 is used as configured.
 """
 
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -14,6 +15,17 @@ from joblib.parallel import get_active_backend
 _POOLS = {}
 _POOL_LOCK = threading.Lock()
 _POOL_THREAD = threading.local()
+
+
+def _forget_pools_in_child():
+    # A forked child inherits the pools but not their threads: work sent to
+    # them would never run. The child makes its own.
+    global _POOL_LOCK
+    _POOLS.clear()
+    _POOL_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pools_in_child)
 
 
 def default_backend():
