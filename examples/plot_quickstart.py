@@ -61,7 +61,7 @@ kth_distance = np.sort(exact, axis=1)[:, k - 1]
 # ------------------------------------
 # :class:`~sklearn_ed.FilterRefineNeighbors` embeds the base reads at
 # ``fit``. ``embedder="auto"`` picks :class:`~sklearn_ed.QGramEmbedder` for
-# strings: each read becomes its tf-idf weighted q-gram profile (``q`` from
+# strings: each read becomes its q-gram count profile (``q`` from
 # the alphabet, the lengths and the number of reads). A query's candidates
 # are the reads of highest cosine similarity, and the exact edit distance
 # ranks them; the returned distances are always exact.

@@ -55,11 +55,15 @@ def default_q(strings, n_letters=None):
 class QGramEmbedder(TransformerMixin, BaseEstimator):
     """Character q-gram profiles of strings (sparse), compared by cosine.
 
-    Each string becomes the vector of its q-gram counts (binary, raw counts
+    Each string becomes the vector of its q-gram counts (raw counts, binary
     or tf-idf weighted), L2-normalized: strings at small edit distance share
     most of their q-grams, since one edit changes at most ``q`` of them (the
     q-gram lemma; Ukkonen, 1992). The vocabulary of q-grams is learned at
-    fit; q-grams unseen at fit are ignored. The idf weights are scikit-learn's
+    fit; q-grams unseen at fit are ignored. Raw counts are the default: the
+    lemma counts every q-gram alike, whereas idf weights favour rare q-grams,
+    which edit distance does not; on the words and genome-reads benchmarks
+    counts put the true neighbors among fewer candidates than tf-idf. The
+    idf weights are scikit-learn's
     :class:`~sklearn.feature_extraction.text.TfidfTransformer`. The q-grams
     are counted by a compiled kernel over integer codes rather than by
     ``CountVectorizer(analyzer="char")``, whose Python-level analysis took
@@ -76,9 +80,9 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         ``a ** q >= mean length * sqrt(n_samples)`` (``a`` distinct
         characters), so that a q-gram occurs in about ``sqrt(n_samples)``
         strings: 3 for 100,000 English words.
-    weighting : {"tfidf", "count", "binary"}, default="tfidf"
-        Values of the profile before normalization: tf-idf (rare q-grams
-        weigh more), counts, or presence.
+    weighting : {"count", "tfidf", "binary"}, default="count"
+        Values of the profile before normalization: counts, tf-idf (rare
+        q-grams weigh more), or presence.
     padding : bool, default=True
         Pad each string with one start and one end marker (as scikit-learn's
         ``char_wb`` analyzer pads words with spaces), so that a string's
@@ -119,7 +123,7 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
     >>> embedder.transform(["kitten"]).shape
     (1, 15)
     >>> round(float((embedder.transform(["kitten"]) @ embedder.transform(["mitten"]).T)[0, 0]), 2)
-    0.55
+    0.71
     """
 
     embedding_metric = "cosine"
@@ -131,7 +135,7 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         "n_jobs": [Integral, None],
     }
 
-    def __init__(self, q=None, *, weighting="tfidf", padding=True, n_jobs=None):
+    def __init__(self, q=None, *, weighting="count", padding=True, n_jobs=None):
         self.q = q
         self.weighting = weighting
         self.padding = padding
