@@ -126,7 +126,12 @@ class DeletionIndex:
         by_hash = np.argsort(hashes)
         hashes, rows, deleted = hashes[by_hash], rows[by_hash], deleted[by_hash]
         start = np.searchsorted(self._hashes, hashes, side="left")
-        counts = np.searchsorted(self._hashes, hashes, side="right") - start
+        # Most variants of a query are in no item: only the found ones need
+        # the end of their run of entries.
+        found = start < len(self._hashes)
+        found[found] = self._hashes[start[found]] == hashes[found]
+        counts = np.zeros_like(start)
+        counts[found] = np.searchsorted(self._hashes, hashes[found], side="right") - start[found]
         entries = _expand_ranges(start, counts)
         entry_rows = np.repeat(rows, counts)
         # Both sides reach the shared variant within the query's limit.

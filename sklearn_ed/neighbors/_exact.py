@@ -10,7 +10,7 @@ the answer equals brute force.
 import numpy as np
 
 from ..distances import available_metrics, candidate_distances, get_metric
-from ..utils import take_items
+from ..utils import map_in_threads, take_items
 
 # Bounds are computed for at most this many (query, item) pairs at once, and
 # items are verified in blocks of increasing bound.
@@ -136,11 +136,14 @@ def verify_bounded(search, queries, distances, indices, candidates, exclude):
             search, queries, rows, [bounded[row][0] for row in rows], distances, indices
         )
         verified[rows] = sizes[rows]
-    for row in np.flatnonzero(sizes > _TOGETHER_WIDTH):
+    long_rows = np.flatnonzero(sizes > _TOGETHER_WIDTH)
+
+    def verify_long(row):  # updates its own row of distances and indices
         items, bounds = bounded[row]
-        verified[row] = _verify_row(
-            search, queries[row], items, bounds, distances[row], indices[row]
-        )
+        return _verify_row(search, queries[row], items, bounds, distances[row], indices[row])
+
+    # Single-query calls use one core each: the long queries share the threads.
+    verified[long_rows] = map_in_threads(verify_long, list(long_rows), search.n_jobs)
     return (distances, indices), verified
 
 
@@ -167,7 +170,7 @@ def _verify_together(search, queries, rows, items, distances, indices):
 
 def _verify_row(search, query, items, bounds, distances, indices):
     """Update one query's top-k in place; returns how many items it verified."""
-    order = np.argsort(bounds, kind="stable")
+    order = _increasing(bounds)
     items, bounds = items[order], bounds[order]
     n_verified, start, size = 0, 0, _VERIFY_BLOCK
     while start < len(items):
@@ -186,12 +189,24 @@ def _verify_row(search, query, items, bounds, distances, indices):
             score_cutoff=distances[-1:],
             check_input=False,
         )[0]
-        merged_ind = np.concatenate([indices, block])
-        merged_dist = np.concatenate([distances, exact])
+        # Only items as near as the k-th can enter the top-k: sorting the
+        # rest cost more than their distances (most of the block, when a
+        # short word's bound rules out little).
+        closer = exact <= distances[-1]
+        merged_ind = np.concatenate([indices, block[closer]])
+        merged_dist = np.concatenate([distances, exact[closer]])
         order = np.lexsort((merged_ind, merged_dist))[: len(indices)]
         indices[:], distances[:] = merged_ind[order], merged_dist[order]
         n_verified += block.size
     return n_verified
+
+
+def _increasing(bounds):
+    """Stable order of increasing ``bounds``: a radix sort when they are small integers."""
+    small = bounds.size and np.all(bounds == np.floor(bounds)) and 0 <= bounds.min()
+    if small and bounds.max() < np.iinfo(np.int16).max:
+        return np.argsort(bounds.astype(np.int16), kind="stable")
+    return np.argsort(bounds, kind="stable")
 
 
 def check_lower_bound(metric_spec, metric_name):
