@@ -1,5 +1,7 @@
 """Lossless lower bounds and exact=True search: always the brute-force answer."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -21,6 +23,7 @@ from sklearn_ed.distances import (
 )
 from sklearn_ed.distances._levenshtein import levenshtein_oracle
 from sklearn_ed.metrics import pruned_fraction
+from sklearn_ed.neighbors import _exact
 from sklearn_ed.neighbors._exact import answer_near
 from sklearn_ed.utils import check_strings
 
@@ -143,6 +146,29 @@ def test_exact_search_equals_brute_force_with_ties(base, queries, k, n_candidate
     self_distances, self_indices = search.kneighbors(n_neighbors=min(k, len(base) - 1))
     expected = brute_force(base, base, min(k, len(base) - 1), exclude_self=True)
     np.testing.assert_array_equal(self_indices, expected[1])
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(
+    st.lists(TEXT, min_size=6, max_size=40),
+    st.lists(TEXT, min_size=1, max_size=6),
+    st.integers(1, 5),
+)
+def test_block_by_block_verification_equals_brute_force_with_ties(base, queries, k):
+    # Blocks of 2 and a together-width of 3: every query with more than 3 items
+    # to verify takes the block-by-block path, ties across blocks included.
+    k = min(k, len(base))
+    with (
+        mock.patch.object(_exact, "_VERIFY_BLOCK", 2),
+        mock.patch.object(_exact, "_TOGETHER_WIDTH", 3),
+    ):
+        search = FilterRefineNeighbors(
+            QGramEmbedder(q=2), n_neighbors=k, n_candidates=k, exact=True, n_jobs=2
+        ).fit(base)
+        distances, indices = search.kneighbors(queries)
+    expected_distances, expected_indices = brute_force(queries, base, k)
+    np.testing.assert_array_equal(distances, expected_distances)
+    np.testing.assert_array_equal(indices, expected_indices)
 
 
 def test_exact_search_on_words_with_a_weak_filter(families):
