@@ -92,21 +92,34 @@ def _size_tiers(sizes, at_least=1):
 
 def _top_k_within(search, queries, rows, items, k, radius):
     """The rows whose k nearest of ``items`` are within ``radius``, and those."""
+    block, exact = _exact_to_lists(search, queries, rows, items, np.full(len(rows), float(radius)))
+    distances, indices = _smallest(exact, block, k)
+    answered = np.isfinite(distances[:, -1])
+    return rows[answered], distances[answered], indices[answered]
+
+
+def _exact_to_lists(search, queries, rows, items, cutoffs):
+    """Query ``rows[i]``'s exact distances to ``items[i]`` (``inf`` beyond its cut-off),
+    with the padded item rows; empty slots get the largest index, so that they
+    sort after every item, ``inf`` ones included."""
     block = _padded(items)
     exact = candidate_distances(
         take_items(queries, rows),
         search._fit_X,
         block,
         search._metric_spec,
-        score_cutoff=np.full(len(rows), float(radius)),
+        score_cutoff=cutoffs,
         check_input=False,
         n_jobs=search.n_jobs,
     )
-    order = np.lexsort((block, exact), axis=1)[:, :k]
-    distances = np.take_along_axis(exact, order, axis=1)
-    answered = np.isfinite(distances[:, -1])
-    indices = np.take_along_axis(block, order, axis=1)
-    return rows[answered], distances[answered], indices[answered]
+    block[block < 0] = np.iinfo(np.int64).max
+    return block, exact
+
+
+def _smallest(distances, indices, k):
+    """Each row's ``k`` smallest distances (ties: smaller index first) and their indices."""
+    order = np.lexsort((indices, distances), axis=1)[:, :k]
+    return np.take_along_axis(distances, order, axis=1), np.take_along_axis(indices, order, axis=1)
 
 
 def _padded(lists):
@@ -149,23 +162,12 @@ def verify_bounded(search, queries, distances, indices, candidates, exclude):
 
 def _verify_together(search, queries, rows, items, distances, indices):
     """Merge the exact distances of ``items[i]`` into the top-k of query ``rows[i]``, in place."""
-    block = _padded(items)
-    exact = candidate_distances(
-        take_items(queries, rows),
-        search._fit_X,
-        block,
-        search._metric_spec,
-        score_cutoff=distances[rows, -1],
-        check_input=False,
-        n_jobs=search.n_jobs,
+    block, exact = _exact_to_lists(search, queries, rows, items, distances[rows, -1])
+    distances[rows], indices[rows] = _smallest(
+        np.concatenate([distances[rows], exact], axis=1),
+        np.concatenate([indices[rows], block], axis=1),
+        indices.shape[1],
     )
-    # Empty slots (distance inf) sort after every item, inf ones included.
-    block[block < 0] = np.iinfo(np.int64).max
-    merged_ind = np.concatenate([indices[rows], block], axis=1)
-    merged_dist = np.concatenate([distances[rows], exact], axis=1)
-    order = np.lexsort((merged_ind, merged_dist), axis=1)[:, : indices.shape[1]]
-    indices[rows] = np.take_along_axis(merged_ind, order, axis=1)
-    distances[rows] = np.take_along_axis(merged_dist, order, axis=1)
 
 
 def _verify_row(search, query, items, bounds, distances, indices):
