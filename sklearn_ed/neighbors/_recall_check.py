@@ -1,12 +1,14 @@
 """The recall self-check of a fitted filter, and the radius calibration it feeds.
 
 At fit, a seeded sample of the base acts as pseudo-queries (each excluded
-from its own neighbors). Their exact top-k is found by brute force over the
-whole base, kept sparse (only the pairs within a limit per query), so the
-filter's top-k recall can be read at every candidate count C from one
-search: the share of the true top-k (ties counted) among the refined top-C
-candidates. The same exact distances give, for every exact radius r, the
-embedding distances of the pairs within r: the radius calibration.
+from its own neighbors). Their exact top-k is found over the whole base,
+kept sparse (only the pairs within a limit per query): by brute force, or
+among the items the metric's lower bound cannot rule out where the
+estimator holds it. The filter's top-k recall is then read at every
+candidate count C from one search: the share of the true top-k (ties
+counted) among the top-C candidates. The same exact distances give, for
+every exact radius r, the embedding distances of the pairs within r: the
+radius calibration.
 """
 
 import math
@@ -34,6 +36,8 @@ _LARGEST_GRID = 1000
 # k-th distance before the exact pass.
 _REFINED_CANDIDATES = 10
 _MIN_REFINED = 50
+# Neighbors per pseudo-query whose pairs the radius calibration knows, at least.
+_CALIBRATION_NEIGHBORS = 10
 # Pairs within a radius needed before their largest embedding distance is
 # trusted as its threshold (about the 99.7th percentile).
 _MIN_CALIBRATION_PAIRS = 300
@@ -157,11 +161,16 @@ def _limits(search, items, candidates, n_neighbors):
     """Per pseudo-query, a distance within which its true top-k all lie.
 
     The k-th exact distance among its first candidates (at least the true
-    k-th), and at least the estimator's ``radius``; refining only the first
+    k-th; k at least ``_CALIBRATION_NEIGHBORS``, for the radius
+    calibration), and at least the estimator's ``radius``; refining only the first
     ``_REFINED_CANDIDATES`` per neighbor keeps the check from computing
     the distances of every candidate of the grid (20,000 of 1 kbp for reads).
     """
     first = candidates[:, : max(n_neighbors * _REFINED_CANDIDATES, _MIN_REFINED)]
+    # Pairs out to the k-th neighbor of at least _CALIBRATION_NEIGHBORS: with 5
+    # neighbors per query, the largest of the ~100 pairs within the 5th
+    # neighbor's distance fell short of 0.99 of the pairs in one run of 3.
+    k = min(max(n_neighbors, _CALIBRATION_NEIGHBORS), first.shape[1])
     refined = candidate_distances(
         items,
         search._fit_X,
@@ -170,7 +179,7 @@ def _limits(search, items, candidates, n_neighbors):
         check_input=False,
         n_jobs=search.n_jobs,
     )
-    upper = np.partition(refined, n_neighbors - 1, axis=1)[:, n_neighbors - 1]
+    upper = np.partition(refined, k - 1, axis=1)[:, k - 1]
     return np.maximum(upper, float(search.radius) if hasattr(search, "radius") else 0.0)
 
 
