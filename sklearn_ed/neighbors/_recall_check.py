@@ -161,16 +161,21 @@ def _limits(search, items, candidates, n_neighbors):
     """Per pseudo-query, a distance within which its true top-k all lie.
 
     The k-th exact distance among its first candidates (at least the true
-    k-th; k at least ``_CALIBRATION_NEIGHBORS``, for the radius
+    k-th; k at least ``_CALIBRATION_NEIGHBORS`` when radius queries use the
     calibration), and at least the estimator's ``radius``; refining only the first
     ``_REFINED_CANDIDATES`` per neighbor keeps the check from computing
     the distances of every candidate of the grid (20,000 of 1 kbp for reads).
     """
     first = candidates[:, : max(n_neighbors * _REFINED_CANDIDATES, _MIN_REFINED)]
-    # Pairs out to the k-th neighbor of at least _CALIBRATION_NEIGHBORS: with 5
-    # neighbors per query, the largest of the ~100 pairs within the 5th
-    # neighbor's distance fell short of 0.99 of the pairs in one run of 3.
-    k = min(max(n_neighbors, _CALIBRATION_NEIGHBORS), first.shape[1])
+    # Pairs out to the k-th neighbor of at least _CALIBRATION_NEIGHBORS where
+    # radius queries use the calibration: with 5 neighbors per query, the
+    # largest of the ~100 pairs within the 5th neighbor's distance fell short
+    # of 0.99 of the pairs in one run of 3 on reads. Where the estimator holds
+    # the bound, radius queries use the bound instead, and verifying out to the
+    # 10th neighbor of a word (3 edits, where the bound prunes little) made
+    # the check 10 times dearer.
+    calibrated = search._bound is None
+    k = min(max(n_neighbors, _CALIBRATION_NEIGHBORS) if calibrated else n_neighbors, first.shape[1])
     refined = candidate_distances(
         items,
         search._fit_X,
