@@ -19,7 +19,7 @@ safe from many threads.
 ======================  ======================================================
 """
 
-from ._base import BaseIndex, sort_by_value
+from ._base import BaseIndex, sort_by_value, sort_rows
 from ._codes import (
     EmbeddingSpec,
     embed_for_index,

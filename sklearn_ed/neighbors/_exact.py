@@ -10,6 +10,7 @@ the answer equals brute force.
 import numpy as np
 
 from ..distances import available_metrics, candidate_distances, get_metric
+from ..index import sort_rows
 from ..utils import map_in_threads, take_items
 
 # Bounds are computed for at most this many (query, item) pairs at once, and
@@ -93,15 +94,14 @@ def _size_tiers(sizes, at_least=1):
 def _top_k_within(search, queries, rows, items, k, radius):
     """The rows whose k nearest of ``items`` are within ``radius``, and those."""
     block, exact = _exact_to_lists(search, queries, rows, items, np.full(len(rows), float(radius)))
-    distances, indices = _smallest(exact, block, k)
+    distances, indices = (part[:, :k] for part in sort_rows(exact, block))
     answered = np.isfinite(distances[:, -1])
     return rows[answered], distances[answered], indices[answered]
 
 
 def _exact_to_lists(search, queries, rows, items, cutoffs):
     """Query ``rows[i]``'s exact distances to ``items[i]`` (``inf`` beyond its cut-off),
-    with the padded item rows; empty slots get the largest index, so that they
-    sort after every item, ``inf`` ones included."""
+    with the padded item rows (``-1``: an empty slot)."""
     block = _padded(items)
     exact = candidate_distances(
         take_items(queries, rows),
@@ -112,14 +112,7 @@ def _exact_to_lists(search, queries, rows, items, cutoffs):
         check_input=False,
         n_jobs=search.n_jobs,
     )
-    block[block < 0] = np.iinfo(np.int64).max
     return block, exact
-
-
-def _smallest(distances, indices, k):
-    """Each row's ``k`` smallest distances (ties: smaller index first) and their indices."""
-    order = np.lexsort((indices, distances), axis=1)[:, :k]
-    return np.take_along_axis(distances, order, axis=1), np.take_along_axis(indices, order, axis=1)
 
 
 def _padded(lists):
@@ -163,11 +156,12 @@ def verify_bounded(search, queries, distances, indices, candidates, exclude):
 def _verify_together(search, queries, rows, items, distances, indices):
     """Merge the exact distances of ``items[i]`` into the top-k of query ``rows[i]``, in place."""
     block, exact = _exact_to_lists(search, queries, rows, items, distances[rows, -1])
-    distances[rows], indices[rows] = _smallest(
+    merged_dist, merged_ind = sort_rows(
         np.concatenate([distances[rows], exact], axis=1),
         np.concatenate([indices[rows], block], axis=1),
-        indices.shape[1],
     )
+    k = indices.shape[1]
+    distances[rows], indices[rows] = merged_dist[:, :k], merged_ind[:, :k]
 
 
 def _verify_row(search, query, items, bounds, distances, indices):

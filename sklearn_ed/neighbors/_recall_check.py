@@ -24,6 +24,7 @@ from ..distances import (
 )
 from ..index import paired_embedding_distances
 from ..utils import take_items
+from ._exact import bounded_items
 
 # Pseudo-queries: enough for about 200 true neighbors in all, 20 to 200.
 _TARGET_NEIGHBOURS = 200
@@ -210,23 +211,22 @@ def _pairs_within_limits(search, items, queries, limits):
     banded computation on long strings.
     """
     if search._bound is not None:
-        rows, columns, distances = _verified_within_bound(search, items, limits)
-    else:
-        rows, columns, distances = pairwise_distances_within(
-            items,
-            search._fit_X,
-            search._metric_spec,
-            limits=limits,
-            n_jobs=search.n_jobs,
-            check_input=False,
-        )
+        return _verified_within_bound(search, items, queries, limits)
+    rows, columns, distances = pairwise_distances_within(
+        items,
+        search._fit_X,
+        search._metric_spec,
+        limits=limits,
+        n_jobs=search.n_jobs,
+        check_input=False,
+    )
     other = columns != queries[rows]
     return rows[other], columns[other], distances[other]
 
 
-def _verified_within_bound(search, items, limits):
+def _verified_within_bound(search, items, queries, limits):
     """The pairs within ``limits`` among the items whose lower bound is within them."""
-    lists = [found for found, _ in search._bound.within(items, limits)]
+    lists = [found for found, _ in bounded_items(search, items, limits, exclude=queries)]
     exact = ragged_candidate_distances(
         items,
         search._fit_X,
