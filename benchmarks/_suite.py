@@ -160,6 +160,13 @@ RUNS = [
         docs="benchmarks/cnned_data",
     ),
     Run(
+        "cnned_fit_time",
+        "bench_cnned_fit_time",
+        "",
+        minutes=6,
+        docs="benchmarks/cnned_data",
+    ),
+    Run(
         "cnned_train_time",
         "bench_cnned_train_time",
         "",

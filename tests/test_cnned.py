@@ -15,6 +15,7 @@ from sklearn_ed.metrics import top_k_recall
 from sklearn_ed.nn import (
     CNNEDModule,
     TopKTripletDataset,
+    TrainingDistances,
     TripletApproximationLoss,
     affine_lookup_table,
     embedding_bag_lookup,
@@ -161,7 +162,7 @@ def test_small_training_set_adapts_k_or_raises():
 def test_n_train_subsamples_and_distances_are_cached(strings, monkeypatch):
     embedder = CNNEDEmbedder(**{**SMALL, "n_train": 25}).fit(strings)
     assert embedder.n_train_ == 25 and embedder.train_distances_.shape == (25, 25)
-    import sklearn_ed.nn._embedder as module
+    import sklearn_ed.nn._training_distances as module
 
     def fail(*args, **kwargs):
         raise AssertionError("distances recomputed")
@@ -204,6 +205,52 @@ def test_neighborhood_sampling_picks_distinct_seeded_overlapping_reads():
     np.testing.assert_array_equal(small.train_indices_, np.arange(50))
     with pytest.raises(ValueError, match="train_sampling"):
         CNNEDEmbedder(train_sampling="knn").fit(reads[:5])
+
+
+def test_training_distances_compute_only_the_pairs_asked(strings):
+    items = np.array(strings, dtype=object)
+    full = symmetric_pairwise_distances(items)
+    distances = TrainingDistances(items, n_jobs=2)
+    rows, cols = np.array([0, 3, 5, 3]), np.array([7, 0, 5, 0])
+    np.testing.assert_array_equal(distances[rows, cols], full[rows, cols])
+    known = ~np.isnan(distances.matrix)
+    # (0, 7) and (0, 3), both ways, and the diagonal
+    assert known.sum() == 2 * 2 + len(items)
+    np.testing.assert_array_equal(distances.matrix[known], full[known])
+    distances.compute_whole()
+    np.testing.assert_array_equal(distances.matrix, full)
+
+
+def test_pre_drawn_epochs_are_the_epoch_by_epoch_triplets():
+    rng = np.random.default_rng(0)
+    distances = rng.integers(0, 50, size=(30, 30))
+    distances = distances + distances.T
+    neighbors = top_k_neighbors(distances, 6)
+    one = TopKTripletDataset(distances, neighbors, n_triplets=40, random_state=3)
+    ahead = TopKTripletDataset(distances, neighbors, n_triplets=40, random_state=3, n_epochs=3)
+    for epoch in range(4):  # the 4th is drawn when the pre-drawn ones are used up
+        np.testing.assert_array_equal(one.indices.numpy(), ahead.indices.numpy())
+        one.resample()
+        ahead.resample()
+
+
+def test_candidate_neighbors_hold_the_near_reads_and_compute_few_pairs():
+    from sklearn_ed.datasets import make_genome_reads
+
+    reads = make_genome_reads(400, read_length=(500, 600), genome_length=6_000, random_state=0)
+    params = dict(SMALL, n_train=None, n_neighbors=20, max_epochs=1)
+    ranked = CNNEDEmbedder(**params).fit(reads.data)
+    whole = CNNEDEmbedder(**params, train_neighbors="exact").fit(reads.data)
+    assert ranked.train_neighbors_ == "candidates" and whole.train_neighbors_ == "exact"
+    known = ~np.isnan(ranked.train_distances_)
+    assert known.sum() < 0.4 * known.size  # 40 candidates of 399 per read, and the triplets
+    np.testing.assert_array_equal(ranked.train_distances_[known], whole.train_distances_[known])
+    exact_lists = top_k_neighbors(whole.train_distances_, 20)
+    ranked_lists = ranked._candidate_neighbors(reads.data, ranked._train_pairs)
+    nearest_five = [set(row[:5]) for row in exact_lists]
+    found = np.mean([len(near & set(row)) / 5 for near, row in zip(nearest_five, ranked_lists)])
+    assert found > 0.95  # the q-gram candidates hold the reads near in edit distance
+    assert not np.array_equal(exact_lists, ranked_lists)
 
 
 def test_input_contract_and_unknown_characters(strings):

@@ -15,7 +15,7 @@ from ..nn import (
 from ._base import BaseStringEmbedder
 
 # Training pairs used to fit the distance map g.
-_MAP_PAIRS = 200_000
+_MAP_PAIRS = 20_000
 
 
 class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
@@ -100,6 +100,17 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     neighborhood_size : int, default=20
         Strings per neighborhood, anchor included, with
         ``train_sampling="neighborhoods"``; 1 is a uniform sample.
+    train_neighbors : {"auto", "exact", "candidates"}, default="auto"
+        How the training strings' top-``n_neighbors`` lists are found.
+        ``"exact"``: from their whole exact distance matrix (the paper).
+        ``"candidates"``: ranked by exact distance among the
+        ``2 n_neighbors`` strings with the most similar q-gram sets; only
+        those pairs and the pairs of the drawn triplets are computed, before
+        training. ``"auto"``: ``"candidates"`` for strings of 500 characters
+        or more on average when the candidates are at most a quarter of the
+        training set, else ``"exact"``. **Deviation from the paper** for long
+        strings: on 5,000 genome reads it computes 3.3x fewer distances at
+        the same recall over 6 seeds (user guide, "Fit time").
     max_epochs : int, default=50
         Epochs; an epoch is ``n_train_`` triplets.
     batch_size : int, default=64
@@ -143,7 +154,11 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     history_ : list of dict
         skorch's training history (one dict per epoch).
     train_distances_ : ndarray of shape (n_train, n_train)
-        Exact edit distances between the training strings.
+        Exact edit distances between the training strings: integers with
+        ``train_neighbors_="exact"``; float32 with ``train_neighbors_=
+        "candidates"``, NaN for the pairs training did not need.
+    train_neighbors_ : {"exact", "candidates"}
+        How the top-k lists were found (``train_neighbors`` resolved).
     train_indices_ : ndarray of int64, shape (n_train,)
         Sorted indices into ``X`` of the training strings.
     n_train_ : int
@@ -192,6 +207,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         "activation": [StrOptions({"relu"}), None],
         "input_mode": [StrOptions({"per_character", "channels"})],
         "alpha": [Interval(Real, 0, None, closed="left")],
+        "train_neighbors": [StrOptions({"auto", "exact", "candidates"})],
         "max_epochs": [Interval(Integral, 0, None, closed="left")],
     }
 
@@ -209,6 +225,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         n_train=1000,
         train_sampling="neighborhoods",
         neighborhood_size=20,
+        train_neighbors="auto",
         max_epochs=50,
         batch_size=64,
         lr=1e-3,
@@ -231,6 +248,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         self.n_train = n_train
         self.train_sampling = train_sampling
         self.neighborhood_size = neighborhood_size
+        self.train_neighbors = train_neighbors
         self.max_epochs = max_epochs
         self.batch_size = batch_size
         self.lr = lr
@@ -270,7 +288,9 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         )
 
         rng = check_random_state(self.random_state)
-        train, distances, dataset, seed = self._top_k_triplets(strings, rng)
+        train, distances, dataset, seed = self._top_k_triplets(
+            strings, rng, train_neighbors=self.train_neighbors, n_epochs=self.max_epochs
+        )
         with self._training(seed) as device:
             module = CNNEDModule(
                 self.alphabet_.n_symbols,
@@ -301,8 +321,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
     def _fit_distance_map(self, train, distances, rng):
         embedded = self._embed_strings(train).astype(np.float64)
-        n = len(train)
-        left, right = np.triu_indices(n, 1)
+        left, right = np.nonzero(np.triu(~np.isnan(distances), 1))
         if left.size > _MAP_PAIRS:
             keep = rng.choice(left.size, _MAP_PAIRS, replace=False)
             left, right = left[keep], right[keep]

@@ -16,7 +16,8 @@
 - :mod:`._metric_networks` and :mod:`._mining`: the networks, loss and triplet
   mining of the triplet-mined embedder (Lary, 2022).
 - :mod:`._embedder`: the torch-free half of the neural embedder base (training
-  sample, cached exact distances, batched inference), imported eagerly.
+  sample, the exact distances of the training pairs (:class:`TrainingDistances`),
+  batched inference), imported eagerly.
 
 Nothing here knows about strings: the embedders reuse the sampler, the
 losses and the skorch glue with their own module and tensor of encoded inputs.
@@ -32,6 +33,7 @@ from ._embedder import (
     TRAINING_THREADS,
     NeuralEmbedderMixin,
     TorchEmbedderMixin,
+    TrainingDistances,
     adapted_n_neighbors,
     distance_jobs,
     mean_off_diagonal,
@@ -102,6 +104,7 @@ __all__ = [
     "PairAbsoluteLoss",
     "ResampleTriplets",
     "TopKTripletDataset",
+    "TrainingDistances",
     "TripletApproximationLoss",
     "TripletNet",
     "affine_lookup_table",

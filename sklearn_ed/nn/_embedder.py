@@ -15,8 +15,9 @@ from joblib import effective_n_jobs
 from sklearn.utils._param_validation import Interval, StrOptions
 from tqdm.auto import tqdm
 
-from ..distances import candidate_distances, symmetric_pairwise_distances
+from ..distances import candidate_distances
 from ..utils import qgram_profiles
+from ._training_distances import TrainingDistances
 
 # Strings per torch forward pass at inference.
 TORCH_INFERENCE_BATCH = 512
@@ -24,6 +25,16 @@ TORCH_INFERENCE_BATCH = 512
 _NEIGHBORHOOD_CANDIDATES = 10
 # Anchors whose q-gram similarities are computed in one sparse product.
 _ANCHOR_BATCH = 64
+# Ranked candidates: q-gram candidates per top-k neighbor, ranked by exact distance.
+RANKED_CANDIDATES = 2
+# train_neighbors="auto" ranks candidates from this mean training length on:
+# measured on 1 kbp reads (same recall over 4 seeds); shorter strings keep the
+# paper's whole matrix, which costs little there.
+_LONG_STRINGS = 500
+# Ranked candidates: random pairs whose mean exact distance is the training unit.
+_SCALE_PAIRS = 2_000
+# Ranked candidates: rows of the q-gram similarity computed at once (memory bound).
+_SIMILARITY_ROWS = 1_024
 
 # Constraints of the parameters every torch embedder has.
 TORCH_PARAMETER_CONSTRAINTS = {
@@ -175,29 +186,76 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
     and ``max_length_``.
     """
 
-    def _top_k_triplets(self, strings, rng):
+    def _top_k_triplets(self, strings, rng, *, train_neighbors="exact", n_epochs=1):
         """The training strings, their exact distances, a triplet sampler over them
         and the seed of the training.
 
-        Sets ``n_train_``, ``train_indices_``, ``n_neighbors_`` and
-        ``distance_scale_`` (the mean distance the triplets are divided by).
+        ``train_neighbors="candidates"`` ranks the top-k lists among each
+        string's ``RANKED_CANDIDATES * k`` most q-gram-similar training strings
+        (:meth:`_candidate_neighbors`) and computes only the pairs the lists
+        and the triplets of ``n_epochs`` epochs use; ``"exact"`` computes the
+        whole matrix (Dai et al. 2020); ``"auto"`` is ``"candidates"`` for
+        long strings when it computes at most half the pairs. Sets
+        ``n_train_``, ``train_indices_``, ``n_neighbors_``,
+        ``train_neighbors_`` and ``distance_scale_`` (the mean distance the
+        triplets are divided by).
         """
         from . import TopKTripletDataset, top_k_neighbors
 
         train, self.train_indices_ = self._training_strings(strings, rng)
         self.n_train_ = n = len(train)
         self.n_neighbors_ = adapted_n_neighbors(self.n_neighbors, n, type(self).__name__)
-        distances = self._train_distances(train)
-        self.distance_scale_ = mean_off_diagonal(distances)
+        if train_neighbors == "auto":
+            train_neighbors = self._auto_train_neighbors(train)
+        self.train_neighbors_ = train_neighbors
+        ranked_candidates = train_neighbors == "candidates"
+        distances = self._train_distances(train, whole=not ranked_candidates)
+        if ranked_candidates:
+            neighbors = self._candidate_neighbors(train, distances)
+            self.distance_scale_ = distances.mean_of_random_pairs(_SCALE_PAIRS, rng)
+        else:
+            neighbors = top_k_neighbors(distances.matrix, self.n_neighbors_)
+            self.distance_scale_ = mean_off_diagonal(distances.matrix)
         seed = int(rng.randint(np.iinfo(np.int32).max))
         dataset = TopKTripletDataset(
             distances,
-            top_k_neighbors(distances, self.n_neighbors_),
+            neighbors,
             n_triplets=n,
             scale=self.distance_scale_,
             random_state=seed,
+            n_epochs=n_epochs,
         )
-        return train, distances, dataset, seed
+        return train, distances.matrix, dataset, seed
+
+    def _auto_train_neighbors(self, train):
+        """``"candidates"`` for long strings when they need at most half the pairs."""
+        width = RANKED_CANDIDATES * self.n_neighbors_
+        mean_length = np.mean([len(string) for string in train])
+        if mean_length >= _LONG_STRINGS and 4 * width <= len(train) - 1:
+            return "candidates"
+        return "exact"
+
+    def _candidate_neighbors(self, train, distances):
+        """Top-``n_neighbors_`` lists ranked by exact distance among q-gram candidates.
+
+        Each string's candidates are the ``RANKED_CANDIDATES * n_neighbors_``
+        training strings with the most similar q-gram sets (the profiles of
+        the neighborhood sampling); ties are broken by index, as in
+        :func:`~sklearn_ed.nn.top_k_neighbors`.
+        """
+        n, k = len(train), self.n_neighbors_
+        width = min(RANKED_CANDIDATES * k, n - 1)
+        profiles = qgram_profiles(train, self.alphabet_)
+        candidates = np.empty((n, width), dtype=np.int64)
+        for start in range(0, n, _SIMILARITY_ROWS):
+            rows = np.arange(start, min(start + _SIMILARITY_ROWS, n))
+            similarity = (profiles[rows] @ profiles.T).toarray()
+            similarity[np.arange(rows.size), rows] = -np.inf
+            nearest = np.argpartition(-similarity, width - 1, axis=1)[:, :width]
+            candidates[rows] = np.sort(nearest, axis=1)
+        exact = distances[np.repeat(np.arange(n), width).reshape(n, width), candidates]
+        order = np.argsort(exact, axis=1, kind="stable")[:, :k]
+        return np.take_along_axis(candidates, order, axis=1)
 
     def _training_strings(self, strings, rng):
         """The training strings and their sorted indices (int64) in ``strings``.
@@ -272,26 +330,27 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
         progress.close()
         return np.sort(np.concatenate(picked))
 
-    def _train_distances(self, train):
-        """Exact distance matrix of the training strings, cached across fits."""
+    def _train_distances(self, train, *, whole=True):
+        """The exact distances of the training strings (:class:`TrainingDistances`),
+        kept in ``train_distances_`` and reused by a refit on the same strings."""
         digest = hashlib.sha1()
         for string in train:
             digest.update(string.encode("utf-8", "surrogatepass"))
             digest.update(b"\x00\xff")
         key = digest.hexdigest()
-        cached = getattr(self, "train_distances_", None)
-        if cached is not None and getattr(self, "_train_key", None) == key:
-            return cached
-        if self.verbose:
-            tqdm.write(
-                f"[{type(self).__name__}] exact distances among the {len(train)} "
-                f"training strings ({len(train) * (len(train) - 1) // 2} pairs)"
-            )
-        self.train_distances_ = symmetric_pairwise_distances(
-            train, n_jobs=distance_jobs(self.n_jobs)
-        )
-        self._train_key = key
-        return self.train_distances_
+        cached = getattr(self, "_train_pairs", None)
+        if cached is None or getattr(self, "_train_key", None) != key:
+            cached = TrainingDistances(train, n_jobs=distance_jobs(self.n_jobs))
+        if whole and not cached.is_whole:
+            if self.verbose:
+                tqdm.write(
+                    f"[{type(self).__name__}] exact distances among the {len(train)} "
+                    f"training strings ({len(train) * (len(train) - 1) // 2} pairs)"
+                )
+            cached.compute_whole()
+        self._train_pairs, self._train_key = cached, key
+        self.train_distances_ = cached.matrix
+        return cached
 
     def _pad(self, strings):
         from . import pad_symbols

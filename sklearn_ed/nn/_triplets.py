@@ -46,8 +46,10 @@ class TopKTripletDataset(Dataset):
 
     Parameters
     ----------
-    distances : ndarray of shape (n, n)
-        Exact distances between the training items.
+    distances : ndarray of shape (n, n) or TrainingDistances
+        Exact distances between the training items: a matrix, or an object
+        indexed like one by ``(rows, cols)`` arrays that may compute pairs
+        on demand (:class:`~sklearn_ed.nn.TrainingDistances`).
     neighbors : ndarray of int, shape (n, k)
         Top-k neighbor lists (:func:`top_k_neighbors`), ``k >= 2``.
     n_triplets : int
@@ -56,27 +58,43 @@ class TopKTripletDataset(Dataset):
         Distances are divided by it (e.g. the mean training distance).
     random_state : int, RandomState instance or None
         Seeds the draws; successive :meth:`resample` calls continue it.
+    n_epochs : int, default=1
+        Epochs whose anchors and neighbor slots are drawn at construction
+        (the same draws, in the same order, as epoch by epoch), so that
+        ``distances`` with a ``prefetch(rows, cols)`` method computes every
+        pair they need in one call, before training.
     """
 
-    def __init__(self, distances, neighbors, n_triplets, scale=1.0, random_state=None):
-        self.distances = np.asarray(distances)
+    def __init__(self, distances, neighbors, n_triplets, scale=1.0, random_state=None, n_epochs=1):
+        self.distances = distances if hasattr(distances, "prefetch") else np.asarray(distances)
         self.neighbors = np.asarray(neighbors)
         if self.neighbors.shape[1] < 2:
             raise ValueError("Triplets need at least 2 neighbors per anchor.")
         self.n_triplets = int(n_triplets)
         self.scale = float(scale)
         self._rng = check_random_state(random_state)
+        self._drawn = [self._draw_slots() for _ in range(max(int(n_epochs), 1))]
+        if hasattr(self.distances, "prefetch"):
+            anchors, first, second = (np.concatenate(part) for part in zip(*self._drawn))
+            near, far = self.neighbors[anchors, first], self.neighbors[anchors, second]
+            self.distances.prefetch(
+                np.concatenate([anchors, anchors, near]), np.concatenate([near, far, far])
+            )
         self.resample()
+
+    def _draw_slots(self):
+        """One epoch's anchors and, for each, two distinct slots of its neighbor list."""
+        n, k = self.neighbors.shape
+        anchors = self._rng.randint(0, n, size=self.n_triplets)
+        first = self._rng.randint(0, k, size=self.n_triplets)
+        second = (first + self._rng.randint(1, k, size=self.n_triplets)) % k
+        return anchors, first, second
 
     def resample(self):
         """Draw the triplets of the next epoch."""
-        rng, neighbors = self._rng, self.neighbors
-        n, k = neighbors.shape
-        anchors = rng.randint(0, n, size=self.n_triplets)
-        first = rng.randint(0, k, size=self.n_triplets)
-        second = (first + rng.randint(1, k, size=self.n_triplets)) % k  # distinct slot
-        a_first = neighbors[anchors, first]
-        a_second = neighbors[anchors, second]
+        anchors, first, second = self._drawn.pop(0) if self._drawn else self._draw_slots()
+        a_first = self.neighbors[anchors, first]
+        a_second = self.neighbors[anchors, second]
         d_first = self.distances[anchors, a_first]
         d_second = self.distances[anchors, a_second]
         swap = (d_second < d_first) | ((d_second == d_first) & (second < first))
