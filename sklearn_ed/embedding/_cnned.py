@@ -95,8 +95,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         genome-reads-50k top-10 recall at 1 % candidates rose from
         0.794 (uniform) to 0.973 (see the CNN-ED benchmark page; on
         words, whose uniform sample already has near pairs, it is 0.03
-        lower at 0.1 % candidates and equal from 1 %). Fit
-        on the data you index, or a large sample of it.
+        lower at 0.1 % candidates and equal from 1 %). Fit on the data you index.
     neighborhood_size : int, default=20
         Strings per neighborhood, anchor included, with
         ``train_sampling="neighborhoods"``; 1 is a uniform sample.
@@ -154,9 +153,8 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     history_ : list of dict
         skorch's training history (one dict per epoch).
     train_distances_ : ndarray of shape (n_train, n_train)
-        Exact edit distances between the training strings: integers with
-        ``train_neighbors_="exact"``; float32 with ``train_neighbors_=
-        "candidates"``, NaN for the pairs training did not need.
+        Exact edit distances between the training strings; with
+        ``"candidates"`` float32, NaN for the pairs training did not need.
     train_neighbors_ : {"exact", "candidates"}
         How the top-k lists were found (``train_neighbors`` resolved).
     train_indices_ : ndarray of int64, shape (n_train,)

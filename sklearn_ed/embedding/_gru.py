@@ -147,6 +147,8 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         Its threshold.
     train_distances_ : ndarray of shape (n_train, n_train)
         Exact edit distances between the training strings.
+    train_neighbors_ : "exact"
+        How the top-k lists were found: from the whole matrix, as in the paper.
     train_indices_ : ndarray of int64, shape (n_train,)
         Sorted indices into ``X`` of the training strings.
     n_train_ : int

@@ -28,8 +28,8 @@ _ANCHOR_BATCH = 64
 # Ranked candidates: q-gram candidates per top-k neighbor, ranked by exact distance.
 RANKED_CANDIDATES = 2
 # train_neighbors="auto" ranks candidates from this mean training length on:
-# measured on 1 kbp reads (same recall over 4 seeds); shorter strings keep the
-# paper's whole matrix, which costs little there.
+# measured on 1 kbp reads (same recall over 6 seeds, bench_cnned_fit_time);
+# shorter strings keep the paper's whole matrix, which costs less there.
 _LONG_STRINGS = 500
 # Ranked candidates: random pairs whose mean exact distance is the training unit.
 _SCALE_PAIRS = 2_000
@@ -245,6 +245,11 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
         """
         n, k = len(train), self.n_neighbors_
         width = min(RANKED_CANDIDATES * k, n - 1)
+        if self.verbose:
+            tqdm.write(
+                f"[{type(self).__name__}] exact distances of the {n} training strings "
+                f"to their {width} q-gram candidates"
+            )
         profiles = qgram_profiles(train, self.alphabet_)
         candidates = np.empty((n, width), dtype=np.int64)
         for start in range(0, n, _SIMILARITY_ROWS):
@@ -341,6 +346,7 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
         cached = getattr(self, "_train_pairs", None)
         if cached is None or getattr(self, "_train_key", None) != key:
             cached = TrainingDistances(train, n_jobs=distance_jobs(self.n_jobs))
+        cached.n_jobs = distance_jobs(self.n_jobs)
         if whole and not cached.is_whole:
             if self.verbose:
                 tqdm.write(
