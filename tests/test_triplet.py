@@ -14,7 +14,7 @@ from sklearn_ed.distances import (
     symmetric_pairwise_distances,
 )
 from sklearn_ed.metrics import exact_distance_speedup
-from sklearn_ed.nn import top_k_neighbors
+from sklearn_ed.nn import squared_euclidean, top_k_neighbors
 from sklearn_ed.nn._metric_networks import Conv1dEmbeddingNet, MLPEmbeddingNet, TripletMarginLoss
 from sklearn_ed.nn._mining import (
     MAX_MARGIN_RATIO,
@@ -383,9 +383,37 @@ def test_filter_refine_with_all_candidates_equals_brute_force(walks):
     assert classifier.score(walks[test], labels[test]) > 0.9
 
 
+def _exact_neighbors_found(embedder, walks, k=5):
+    """Share of each walk's k nearest walks under DTW among its k nearest embedded."""
+    exact = pairwise_distances(walks, metric="dtw")
+    vectors = embedder.transform(walks).astype(np.float64)
+    embedded = squared_euclidean(vectors, vectors)
+    for matrix in (exact, embedded):
+        np.fill_diagonal(matrix, np.inf)
+    near = np.argsort(exact, axis=1, kind="stable")[:, :k]
+    found = np.argsort(embedded, axis=1, kind="stable")[:, :k]
+    return np.mean([len(set(a) & set(b)) / k for a, b in zip(near, found)])
+
+
+# Whether training worked is read from the neighbors, not the epoch losses:
+# with negatives re-mined every epoch from the current embedding ("closest",
+# and "gaussian" weighted by it), each epoch's triplets are the hardest the
+# model allows, so its loss stays near the margin while the model improves.
+# conv1d with closest negatives went 0.1012 -> 0.1033 in 10 epochs on the CPU
+# as on the GPU, and found 0.39 of the exact top-5 against 0.35 untrained.
+_TRAINED_CONFIGURATIONS = [("mlp", "gaussian"), ("conv1d", "closest")]
+
+
+@pytest.mark.parametrize("network, negative", _TRAINED_CONFIGURATIONS)
+def test_training_brings_the_exact_neighbors_closer(walks, network, negative):
+    untrained = _fast(network=network, negative=negative, max_epochs=0).fit(walks)
+    trained = _fast(network=network, negative=negative, max_epochs=10).fit(walks)
+    assert _exact_neighbors_found(trained, walks) > _exact_neighbors_found(untrained, walks) + 0.02
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
-@pytest.mark.parametrize("network, negative", [("mlp", "gaussian"), ("conv1d", "closest")])
+@pytest.mark.parametrize("network, negative", _TRAINED_CONFIGURATIONS)
 def test_cuda_model_pickles_and_matches_on_cpu(walks, network, negative):
     embedder = _fast(network=network, negative=negative, device="cuda", max_epochs=10).fit(walks)
     on_gpu = embedder.transform(walks)
@@ -394,5 +422,6 @@ def test_cuda_model_pickles_and_matches_on_cpu(walks, network, negative):
     loaded.set_params(device="cpu")
     # cuDNN may convolve in TF32 (10-bit mantissa): outputs in (0, 1) agree to ~1e-3.
     np.testing.assert_allclose(loaded.transform(walks), on_gpu, rtol=1e-3, atol=1e-3)
-    losses = [epoch["train_loss"] for epoch in embedder.history_]
-    assert min(losses[-3:]) < losses[0]  # it trained on the GPU
+    untrained = _fast(network=network, negative=negative, max_epochs=0).fit(walks)
+    # it trained on the GPU (see _TRAINED_CONFIGURATIONS for why not the losses)
+    assert _exact_neighbors_found(embedder, walks) > _exact_neighbors_found(untrained, walks) + 0.02

@@ -25,9 +25,10 @@ cores; the benchmarks page has the standard configurations (50,000 reads of
 # %%
 # A helper: fit both embedders, plot their recall-item curves
 # -------------------------------------------------------------
-# CNN-ED computes the exact distances between its training strings once
-# (rapidfuzz, cached in ``train_distances_``), draws triplets from each
-# string's nearest neighbors and trains the network through skorch. CGK
+# CNN-ED computes the exact distances among its training strings that its
+# top-k lists and triplets need (rapidfuzz, kept in ``train_distances_``),
+# draws triplets from each string's nearest neighbors and trains the network
+# through skorch. CGK
 # needs no training. The exact query-base distances are the ground truth.
 import time
 import warnings
