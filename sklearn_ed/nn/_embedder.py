@@ -195,7 +195,8 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
         (:meth:`_candidate_neighbors`) and computes only the pairs the lists
         and the triplets of ``n_epochs`` epochs use; ``"exact"`` computes the
         whole matrix (Dai et al. 2020); ``"auto"`` is ``"candidates"`` for
-        long strings when it computes at most half the pairs. Sets
+        long strings when the candidates are at most a quarter of the
+        training strings (:meth:`_auto_train_neighbors`). Sets
         ``n_train_``, ``train_indices_``, ``n_neighbors_``,
         ``train_neighbors_`` and ``distance_scale_`` (the mean distance the
         triplets are divided by).
@@ -228,7 +229,9 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
         return train, distances.matrix, dataset, seed
 
     def _auto_train_neighbors(self, train):
-        """``"candidates"`` for long strings when they need at most half the pairs."""
+        """``"candidates"`` for long strings whose candidates are at most a quarter
+        of the training strings (then the lists need far fewer pairs than the
+        whole matrix), else ``"exact"``."""
         width = RANKED_CANDIDATES * self.n_neighbors_
         mean_length = np.mean([len(string) for string in train])
         if mean_length >= _LONG_STRINGS and 4 * width <= len(train) - 1:
