@@ -63,7 +63,7 @@ def defaults():
         peers = [
             [
                 "rapidfuzz.process.cdist (brute force)",
-                "-",
+                "none",  # csv-table would read "-" as a list item
                 f"{reads['brute_s']:.0f}",
                 "1.000",
                 "1.0x",
