@@ -14,6 +14,7 @@ from sklearn_ed import FilterRefineNeighbors
 from sklearn_ed.datasets import make_genome_reads
 
 distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
 
 LOOPBACK = Path("/proc/net/dev")
 
@@ -34,9 +35,16 @@ def reads():
     return list(strings[:1_000]), list(strings[1_000:])
 
 
+# Dask's active memory manager drops the replicas of a key no waiting task
+# needs, every 2 s by default; the tests run it often, and wait for it.
+MEMORY_MANAGER_INTERVAL = 0.1
+
+
 @pytest.fixture
 def cluster():
+    interval = {"distributed.scheduler.active-memory-manager.interval": MEMORY_MANAGER_INTERVAL}
     with (
+        dask.config.set(interval),
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as local_cluster,
@@ -63,13 +71,16 @@ def test_each_worker_receives_the_base_once_per_call(reads, cluster):
     sent = []
     with joblib.parallel_config(backend="dask"):
         for _ in range(2):
+            # Copies of the base that the memory manager would drop go here.
+            time.sleep(5 * MEMORY_MANAGER_INTERVAL)
             before = loopback_bytes()
             on_dask = search.kneighbors(queries)
             sent.append(loopback_bytes() - before)
             np.testing.assert_array_equal(on_dask[0], local[0])
             np.testing.assert_array_equal(on_dask[1], local[1])
     n_workers = len(client.scheduler_info()["workers"])
-    # The first call sends the base to each worker, the second finds it there.
+    # The first call sends the base to each worker, the second finds it there
+    # (after the memory manager ran).
     # Shipping the base with each of the 8 tasks would send 8 copies.
     assert sent[0] < 3 * query_bytes + n_workers * base_bytes + 500_000, sent
     assert sent[1] < 3 * query_bytes + 500_000, sent

@@ -4,10 +4,10 @@ Every batched distance call splits its queries into chunks and maps one
 module-level task over them. With joblib's default backend the chunks run
 on ``n_jobs`` threads (rapidfuzz releases the GIL). Under
 ``joblib.parallel_config(backend="dask")`` they run on the cluster: the base
-is sent once to every worker (broadcast, so losing a worker loses no copy)
-and stays there for the next calls while the base lives, each task carries
-only its chunk of queries and per-query arguments, and a task whose worker
-dies is rescheduled on another. If the cluster
+is sent once to every worker (a copy each, so losing a worker loses one)
+and stays there for the next calls while the base lives, each task runs on
+a worker holding a copy and carries only its chunk of queries and per-query
+arguments, and a task whose worker dies is rescheduled on another. If the cluster
 cannot finish (every worker lost, or the client closed), the error says so
 and that the call can be repeated.
 """
@@ -22,8 +22,8 @@ from ..utils import map_in_threads, take_items
 
 # Queries per task: big enough to amortise dispatch, small enough to balance.
 _MIN_QUERIES_PER_TASK = 16
-# Bases already on the cluster: (client id, id(base)) -> future. An entry is
-# dropped when its base is garbage-collected, which releases the copies.
+# Bases already on the cluster: (client id, id(base)) -> {worker: future}. An
+# entry is dropped when its base is garbage-collected, which releases the copies.
 _SCATTERED = {}
 # Extra attempts of a task that raised on a worker (a lost worker's tasks are
 # rescheduled by Dask without counting against this).
@@ -138,22 +138,38 @@ def _map_on_dask(client, task, X, Y, row_arguments, chunks):
 
 
 def _submit_chunks(client, task, X, Y, row_arguments, chunks):
-    """One task per chunk; its queries and row arguments go straight to a worker."""
-    base = _scattered(client, Y)
-    payloads = scatter_to_workers(
-        client,
-        [
-            (_rows(X, rows), *(_rows(argument, rows) for argument in row_arguments))
-            for rows in chunks
-        ],
-    )
-    futures = [
-        client.submit(_run_payload, task, payload, base, pure=False, retries=_DASK_RETRIES)
-        for payload in payloads
-    ]
+    """One task per chunk, on a worker that holds the base; its queries and
+    row arguments go straight to that worker."""
+    copies = _base_on_workers(client, Y)
+    workers = list(copies)
+    futures = [None] * len(chunks)
+    for position, worker in enumerate(workers):
+        indices = range(position, len(chunks), len(workers))
+        if not indices:
+            continue
+        payloads = scatter_to_workers(
+            client,
+            [_payload(X, row_arguments, chunks[index]) for index in indices],
+            workers=[worker],
+        )
+        for index, payload in zip(indices, payloads):
+            futures[index] = client.submit(
+                _run_payload,
+                task,
+                payload,
+                copies[worker],
+                workers=[worker],
+                allow_other_workers=True,
+                pure=False,
+                retries=_DASK_RETRIES,
+            )
     # Dropping the futures at return releases them (and the chunks) on the
     # cluster; cancelling tasks others may share is left to Dask.
     return client.gather(futures)
+
+
+def _payload(X, row_arguments, rows):
+    return (_rows(X, rows), *(_rows(argument, rows) for argument in row_arguments))
 
 
 def scatter_to_workers(client, data, **kwargs):
@@ -172,20 +188,31 @@ def _run_payload(task, payload, base):
     return task(queries, base, *row_arguments)
 
 
-def _scattered(client, base):
-    """The future of ``base`` on every worker, sent at the first call only.
+def _base_on_workers(client, base):
+    """``{worker: future of base}`` for every worker now in the cluster.
 
-    Sent straight to the workers (not through the scheduler). A base that
-    cannot be weakly referenced (a list) is sent again with each call.
+    Each worker gets its own copy under its own key, sent at the first call
+    and kept while the base lives. One key broadcast to every worker would
+    not stay there: Dask's active memory manager drops the replicas of a key
+    that no waiting task needs, so between calls all copies but one went
+    and the next call sent the base again. A base that cannot be weakly
+    referenced (a list) is sent again with each call.
     """
     key = (client.id, id(base))
-    future = _SCATTERED.get(key)
-    if future is not None and future.status == "finished":
-        return future
-    future = scatter_to_workers(client, base, broadcast=True)
-    try:
-        weakref.finalize(base, _SCATTERED.pop, key, None)
-    except TypeError:
-        return future
-    _SCATTERED[key] = future
-    return future
+    workers = list(client.nthreads())  # asks the scheduler: no worker it lost
+    held = _SCATTERED.get(key, {})
+    copies = {
+        worker: held[worker]
+        for worker in workers
+        if worker in held and held[worker].status == "finished"
+    }
+    for worker in workers:
+        if worker not in copies:
+            copies[worker] = scatter_to_workers(client, base, workers=[worker])
+    if key not in _SCATTERED:
+        try:
+            weakref.finalize(base, _SCATTERED.pop, key, None)
+        except TypeError:
+            return copies
+    _SCATTERED[key] = copies
+    return copies

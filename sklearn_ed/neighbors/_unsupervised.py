@@ -58,9 +58,11 @@ class FilterRefineNeighbors(FilterRefineBase):
         Estimate the filter's recall at fit (``estimated_recall_``): a
         seeded sample of the base (20 to 200 items, about 200 true
         neighbors in all) is searched as queries, each excluded from its
-        own answer, and compared with its exact neighbors by brute force,
-        which costs as many exact distances as that many brute-force
-        queries. Required by ``n_candidates="auto"``.
+        own answer, and compared with its exact neighbors: by brute force
+        with a cut-off, or, for short strings, among the items the metric's
+        lower bound cannot rule out. A third to a half of the fit on the
+        defaults benchmark (:ref:`choosing`). Required by
+        ``n_candidates="auto"``.
     radius_blowup : float, default=1.0
         ``mu`` of threshold search (Algorithm 2 of the CNN-ED paper):
         candidates of a radius query are the items whose embedding distance
