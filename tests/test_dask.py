@@ -2,6 +2,8 @@
 once per worker, each task carries only its queries, and a worker lost in the
 middle of a call costs time, not the answer."""
 
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -90,21 +92,24 @@ def test_a_worker_killed_mid_call_costs_time_not_the_answer(reads, cluster):
     base, queries = reads
     search = search_of(base, n_candidates=len(base) // 2)
     local = search.kneighbors(queries)
-    local_cluster, _ = cluster
-    nanny = next(iter(local_cluster.workers.values()))
+    _, client = cluster
+    victim = next(iter(client.run(os.getpid).values()))
+    killed_at = []
 
     def kill_a_worker():
         time.sleep(1.0)
-        nanny.process.process.kill()
+        os.kill(victim, signal.SIGKILL)  # the nanny starts a new worker
+        killed_at.append(time.perf_counter())
 
     killer = threading.Thread(target=kill_a_worker)
     with joblib.parallel_config(backend="dask"):
         start = time.perf_counter()
         killer.start()
         on_dask = search.kneighbors(queries)
-        elapsed = time.perf_counter() - start
+        ended = time.perf_counter()
     killer.join()
-    assert 1.0 < elapsed < 30  # the worker died during the call, which still ended
+    assert killed_at and start < killed_at[0] < ended < start + 30  # died mid-call
+    assert victim not in client.run(os.getpid).values()
     np.testing.assert_array_equal(on_dask[0], local[0])
     np.testing.assert_array_equal(on_dask[1], local[1])
 
