@@ -73,7 +73,7 @@ def test_each_worker_receives_the_base_once_per_call(reads, cluster):
     sent = []
     with joblib.parallel_config(backend="dask"):
         for _ in range(2):
-            # Copies of the base that the memory manager would drop go here.
+            # Long enough for the memory manager to drop any extra replica.
             time.sleep(5 * MEMORY_MANAGER_INTERVAL)
             before = loopback_bytes()
             on_dask = search.kneighbors(queries)
