@@ -1,6 +1,8 @@
 """Sharded estimators on a LocalCluster of 2 worker processes: the answers of
 one process, bytes per query batch, lost workers and bad input."""
 
+import os
+import signal
 import threading
 import time
 
@@ -126,8 +128,19 @@ def test_a_query_batch_moves_within_three_times_its_size(client, reads):
 
 
 def kill_one_worker_soon(cluster, delay=1.0):
-    nanny = next(iter(cluster.workers.values()))
-    killer = threading.Thread(target=lambda: (time.sleep(delay), nanny.process.process.kill()))
+    """SIGKILL a worker process after ``delay`` s; ``killer.killed`` holds its pid.
+
+    By pid: the nanny's own ``kill`` needs an event loop, which a plain thread
+    does not have (it raised there, and no worker died)."""
+    victim = next(iter(cluster.workers.values())).process.process.pid
+
+    def kill():
+        time.sleep(delay)
+        os.kill(victim, signal.SIGKILL)
+        killer.killed.append(victim)
+
+    killer = threading.Thread(target=kill)
+    killer.killed = []
     killer.start()
     return killer
 
@@ -151,6 +164,7 @@ def test_a_shard_lost_with_its_worker_is_rebuilt_from_its_partition(reads):
             answer = sharded.kneighbors(queries)
             np.testing.assert_array_equal(answer[1], expected[1])
         killer.join()
+        assert killer.killed  # the worker died while the queries ran
         assert time.perf_counter() - start < 60
 
 

@@ -19,13 +19,16 @@ from sklearn.utils.validation import check_is_fitted
 from ..distances import get_metric, scatter_to_workers
 from ..neighbors import FilterRefineNeighbors
 from ..utils import check_items
-from ._shards import build_shard, merge_top_k, sample_items, search_shard, shard_size
+from ._shards import build_shard, held, merge_top_k, sample_items, search_shard, shard_size
 
 # Queries sent to the shards at once: the query batch travels once per
 # worker, and each shard's answer for it is one small array.
 QUERY_BATCH_SIZE = 2_048
 # Seconds between checks that the shards still exist while a query waits.
 _POLL_SECONDS = 1.0
+# Times a query batch is sent before a lost cluster is reported (a base from
+# a Dask collection: lost shards are rebuilt, lost query batches sent again).
+_BATCH_ATTEMPTS = 3
 # Items of the base the embedder is fitted on (a seeded sample).
 EMBEDDER_SAMPLE_SIZE = 20_000
 
@@ -98,7 +101,11 @@ class _ShardedBase(BaseEstimator):
         self.n_shards_ = len(partitions)
         self.n_samples_fit_ = int(sum(sizes))
         self.embedder_ = self._fit_embedder(client, partitions[0], sizes[0])
-        embedder = client.scatter(self.embedder_, broadcast=True, hash=False)
+        # A task, not scattered data: a shard rebuilt after its worker died
+        # needs the embedder, and scattered data lost with its last holder
+        # (Dask's memory manager keeps one) is gone for good.
+        self._embedder_future = client.submit(held, self.embedder_, pure=False)
+        embedder = self._embedder_future
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
         params = self._shard_params()
         self._partition_futures = partitions
@@ -231,6 +238,27 @@ class _ShardedBase(BaseEstimator):
         return _stack_rows(results)
 
     def _search_batch(self, client, queries, k):
+        """One batch over every shard. A worker lost mid-batch may take the
+        batch's queries with it; while every shard can be rebuilt (a base
+        from a Dask collection), the batch is sent again."""
+        lost = _lost_errors()
+        attempts = 0
+        while True:
+            try:
+                return self._result(self._submit_batch(client, queries, k))
+            except lost as error:
+                attempts += 1
+                if self._scattered_base:
+                    raise RuntimeError(self._lost_shards_message(type(error).__name__)) from error
+                if attempts == _BATCH_ATTEMPTS:
+                    raise RuntimeError(
+                        f"Dask lost the query tasks {_BATCH_ATTEMPTS} times "
+                        f"({type(error).__name__}: {error}): workers kept dying, or the "
+                        "cluster went away. Nothing was returned; repeat the call once "
+                        "the cluster has workers."
+                    ) from error
+
+    def _submit_batch(self, client, queries, k):
         # Sent to one worker; the others fetch it from there (one hop each).
         batch = scatter_to_workers(client, queries)
         partial = [
@@ -243,14 +271,10 @@ class _ShardedBase(BaseEstimator):
                 else partial[i]
                 for i in range(0, len(partial), 2)
             ]
-        return self._result(partial[0])
+        return partial[0]
 
     def _result(self, future):
         """The merged answer; a clear error, not a hang, when shards are gone."""
-        from distributed.client import FutureCancelledError
-        from distributed.comm.core import CommClosedError
-        from distributed.scheduler import KilledWorker
-
         while True:
             try:
                 return future.result(timeout=_POLL_SECONDS)
@@ -261,8 +285,6 @@ class _ShardedBase(BaseEstimator):
                     part.status != "finished" for part in self._partition_futures
                 ):
                     raise RuntimeError(self._lost_shards_message("lost")) from None
-            except (FutureCancelledError, KilledWorker, CommClosedError, OSError) as error:
-                raise RuntimeError(self._lost_shards_message(type(error).__name__)) from error
 
     def _lost_shards_message(self, reason):
         lost = [i for i, part in enumerate(self._partition_futures) if part.status != "finished"]
@@ -286,6 +308,15 @@ class _ShardedBase(BaseEstimator):
             None if part is None else da.from_array(part, chunks=(rows,) + part.shape[1:])
             for part in _stack_rows(results)
         )
+
+
+def _lost_errors():
+    """What Dask raises for work lost with a worker."""
+    from distributed.client import FutureCancelledError
+    from distributed.comm.core import CommClosedError
+    from distributed.scheduler import KilledWorker
+
+    return (FutureCancelledError, KilledWorker, CommClosedError, OSError)
 
 
 def _stack_rows(results):

@@ -15,6 +15,12 @@ from sklearn.frozen import FrozenEstimator
 from ..neighbors import FilterRefineNeighbors
 
 
+def held(value):
+    """``value``, as the result of a task: Dask recomputes a lost task's
+    result from its definition, which it cannot do for scattered data."""
+    return value
+
+
 @dataclass
 class Shard:
     """One partition of the base, indexed where it lives."""
