@@ -113,9 +113,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     max_epochs : int, default=50
         Epochs; an epoch is ``n_train_`` triplets.
     batch_size : int, default=64
-        Triplets per batch (the paper's 64). On 2 CPU cores, 128 made the
-        epochs about 30 % shorter at the same recall on genome reads
-        (``python -m benchmarks run cnned_fit_time``).
+        Triplets per batch (the paper's); 128 made CPU epochs 30 % shorter, same recall.
     lr : float, default=1e-3
         Adam learning rate.
     device : {"cpu", "cuda", "auto"}, default="cpu"
