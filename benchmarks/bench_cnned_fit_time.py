@@ -15,6 +15,12 @@ epochs (skorch's epoch durations), net set-up, distance map, other.
 Recall: top-10 of the held-out queries among the base reads at C = 1, 2 and
 5 % of the base, against brute force.
 
+The same fits run with the code of 0.1.0 (commit 7088c9d, the default when
+the defaults issue was filed: the paper's lists, neighborhoods drawn by the
+former sampler), extracted by ``git archive`` and run in a subprocess with
+the same data, seeds and cores; this is the baseline of "halve the default
+fit time". Outside a git checkout that row is skipped with a message.
+
 Torch is imported and a small fit runs before any timing, so one-time import
 and compilation costs (3.7 s measured in a first fit) are not counted.
 
@@ -23,11 +29,24 @@ Run: python -m benchmarks.bench_cnned_fit_time [--seeds 0,1,2,3,4,5 --n-query 10
 
 import argparse
 import functools
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
 
 import numpy as np
 
-from benchmarks._common import format_table, parse_list, print_footer, print_header, progress
+from benchmarks._common import (
+    REPOSITORY,
+    format_table,
+    parse_list,
+    print_footer,
+    print_header,
+    progress,
+)
 
 PERCENT = [1, 2, 5]
 # Fits compared: the paper's lists, the default, and the default with batches
@@ -37,6 +56,27 @@ VARIANTS = {
     "auto": {"train_neighbors": "auto"},
     "auto, batch 128": {"train_neighbors": "auto", "batch_size": 128},
 }
+RELEASE = "0.1.0 default"
+RELEASE_COMMIT = "7088c9d"
+# Run inside the extracted 0.1.0 tree: a warm-up fit, then the timed fit; the
+# embeddings come back in an .npz so the recall is computed as for the others.
+RELEASE_FIT = """
+import sys, time, numpy as np
+tree, data, seed, out = sys.argv[1:]
+sys.path.insert(0, tree)
+import sklearn_ed
+assert sklearn_ed.__file__.startswith(tree), sklearn_ed.__file__
+from sklearn_ed import CNNEDEmbedder
+arrays = np.load(data, allow_pickle=True)
+base, query = list(arrays["base"]), list(arrays["query"])
+CNNEDEmbedder(max_epochs=1, n_train=30, n_neighbors=5, random_state=0).fit(list(arrays["warm"]))
+start = time.perf_counter()
+embedder = CNNEDEmbedder(random_state=int(seed)).fit(base)
+total = time.perf_counter() - start
+epochs = sum(entry["dur"] for entry in embedder.history_)
+np.savez(out, total=total, epochs=epochs, base=embedder.transform(base),
+         query=embedder.transform(query))
+"""
 PHASES = ["sample", "distances and lists", "epochs", "net set-up", "distance map", "other"]
 
 
@@ -82,6 +122,37 @@ def _fit(train, params, seed):
     return embedder, total, phases
 
 
+def _release_tree(directory):
+    """Extract the 0.1.0 sources into ``directory``; None outside a git checkout."""
+    try:
+        archive = subprocess.run(
+            ["git", "archive", RELEASE_COMMIT, "sklearn_ed"],
+            cwd=REPOSITORY,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        print(f"skipped {RELEASE}: git archive {RELEASE_COMMIT} failed ({error})")
+        return None
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(directory, filter="data")
+    return directory
+
+
+def _release_fit(tree, data, seed):
+    """Fit 0.1.0's default CNN-ED in a subprocess; its time and embeddings."""
+    out = os.path.join(tree, f"fit_{seed}.npz")
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    subprocess.run(
+        [sys.executable, "-c", RELEASE_FIT, tree, data, str(seed), out],
+        cwd=tree,
+        env=env,
+        check=True,
+    )
+    with np.load(out) as fit:
+        return float(fit["total"]), float(fit["epochs"]), fit["query"], fit["base"]
+
+
 def _pairs_computed(embedder):
     known = ~np.isnan(np.asarray(embedder.train_distances_, dtype=np.float64))
     return int(np.triu(known, 1).sum())
@@ -114,6 +185,9 @@ def main():
             f"default (n_jobs=None: every core); seeds {seeds}",
             "variants: " + "; ".join(f"{name}: {params}" for name, params in VARIANTS.items()),
             "torch imported and a small fit run before timing (one-time costs excluded)",
+            f"{RELEASE}: CNNEDEmbedder(random_state=seed) of 0.1.0 (commit {RELEASE_COMMIT}, "
+            "the default when the defaults issue was filed), same data, in a subprocess "
+            "after its own warm-up fit",
         ],
     )
     bench = load_genome_reads_benchmark(
@@ -148,12 +222,40 @@ def main():
                     "recall": recall,
                 }
             )
+    with tempfile.TemporaryDirectory() as directory:
+        tree = _release_tree(directory)
+        if tree is not None:
+            data = os.path.join(directory, "reads.npz")
+            np.savez(
+                data,
+                base=base,
+                query=np.asarray(bench.query, dtype=object),
+                warm=np.asarray(warm, dtype=object),
+            )
+            results[RELEASE] = []
+            for seed in seeds:
+                progress(f"fit {RELEASE} ({RELEASE_COMMIT}), seed {seed}")
+                total, epochs, query_rows, base_rows = _release_fit(tree, data, seed)
+                recall = recall_curve(
+                    exact, cdist(query_rows, base_rows), k=10, n_candidates=counts
+                )[1]
+                results[RELEASE].append(
+                    {
+                        "seed": seed,
+                        "resolved": "exact",
+                        "total": total,
+                        "phases": {"epochs": epochs},
+                        "pairs": None,
+                        "recall": recall,
+                    }
+                )
 
     rows = []
-    for mode in VARIANTS:
+    for mode in results:
         for run in results[mode]:
+            pairs = "-" if run["pairs"] is None else f"{run['pairs']:,}"
             rows.append(
-                [f"{mode} ({run['resolved']})", run["seed"], f"{run['pairs']:,}"]
+                [f"{mode} ({run['resolved']})", run["seed"], pairs]
                 + [f"{value:.3f}" for value in run["recall"]]
             )
     print(
@@ -166,8 +268,9 @@ def main():
     )
     print()
     summary = []
-    paper_totals = [run["total"] for run in results["exact"]]
-    for mode in VARIANTS:
+    paper_total = np.mean([run["total"] for run in results["exact"]])
+    release_total = np.mean([run["total"] for run in results.get(RELEASE, [{"total": np.nan}])])
+    for mode in results:
         recalls = np.array([run["recall"] for run in results[mode]])
         totals = np.array([run["total"] for run in results[mode]])
         epochs = np.array([run["phases"]["epochs"] for run in results[mode]])
@@ -180,7 +283,8 @@ def main():
                 f"{np.mean(epochs):.1f}",
                 f"{np.mean(outside):.1f}",
                 f"{np.mean(outside / totals):.0%}",
-                f"{np.mean(paper_totals) / np.mean(totals):.2f}x",
+                f"{paper_total / np.mean(totals):.2f}x",
+                f"{release_total / np.mean(totals):.2f}x",
             ]
             + [
                 f"{m:.3f} +/- {s:.3f}"
@@ -197,6 +301,7 @@ def main():
                 "outside s",
                 "outside share",
                 "fit speed-up vs exact",
+                f"fit speed-up vs {RELEASE}",
             ]
             + [f"top-10 @{p}%" for p in PERCENT],
             summary,
