@@ -163,7 +163,7 @@ RUNS = [
         "cnned_fit_time",
         "bench_cnned_fit_time",
         "",
-        minutes=9,
+        minutes=12,
         docs="benchmarks/cnned_speed",
     ),
     Run(

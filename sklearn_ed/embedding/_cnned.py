@@ -113,7 +113,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     max_epochs : int, default=50
         Epochs; an epoch is ``n_train_`` triplets.
     batch_size : int, default=64
-        Triplets per batch (the paper's); 128 made CPU epochs 30 % shorter, same recall.
+        Triplets per batch (the paper's); 128 made CPU epochs a third shorter, same recall.
     lr : float, default=1e-3
         Adam learning rate.
     device : {"cpu", "cuda", "auto"}, default="cpu"
