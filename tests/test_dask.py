@@ -88,27 +88,37 @@ def test_each_worker_receives_the_base_once_per_call(reads, cluster):
     assert sent[1] < 3 * query_bytes + 500_000, sent
 
 
+def kill_process_soon(pid, delay):
+    """Start a thread that SIGKILLs process ``pid`` after ``delay`` s; the
+    thread's ``killed_at`` then holds the kill's ``perf_counter`` time.
+
+    By pid: a Dask nanny's own ``kill`` needs an event loop, which a plain
+    thread does not have (it raised there, and no worker died)."""
+
+    def kill():
+        time.sleep(delay)
+        os.kill(pid, signal.SIGKILL)
+        killer.killed_at.append(time.perf_counter())
+
+    killer = threading.Thread(target=kill)
+    killer.killed_at = []
+    killer.start()
+    return killer
+
+
 def test_a_worker_killed_mid_call_costs_time_not_the_answer(reads, cluster):
     base, queries = reads
     search = search_of(base, n_candidates=len(base) // 2)
     local = search.kneighbors(queries)
     _, client = cluster
     victim = next(iter(client.run(os.getpid).values()))
-    killed_at = []
-
-    def kill_a_worker():
-        time.sleep(1.0)
-        os.kill(victim, signal.SIGKILL)  # the nanny starts a new worker
-        killed_at.append(time.perf_counter())
-
-    killer = threading.Thread(target=kill_a_worker)
     with joblib.parallel_config(backend="dask"):
         start = time.perf_counter()
-        killer.start()
+        killer = kill_process_soon(victim, delay=1.0)  # the nanny starts a new worker
         on_dask = search.kneighbors(queries)
         ended = time.perf_counter()
     killer.join()
-    assert killed_at and start < killed_at[0] < ended < start + 30  # died mid-call
+    assert killer.killed_at and start < killer.killed_at[0] < ended < start + 30  # mid-call
     assert victim not in client.run(os.getpid).values()
     np.testing.assert_array_equal(on_dask[0], local[0])
     np.testing.assert_array_equal(on_dask[1], local[1])

@@ -1,9 +1,6 @@
 """Sharded estimators on a LocalCluster of 2 worker processes: the answers of
 one process, bytes per query batch, lost workers and bad input."""
 
-import os
-import signal
-import threading
 import time
 
 import numpy as np
@@ -20,7 +17,7 @@ from sklearn_ed.datasets import load_spell_benchmark, make_genome_reads
 distributed = pytest.importorskip("distributed")
 dask_bag = pytest.importorskip("dask.bag")
 
-from test_dask import LOOPBACK, loopback_bytes  # noqa: E402
+from test_dask import LOOPBACK, kill_process_soon, loopback_bytes  # noqa: E402
 
 from sklearn_ed.dask import (  # noqa: E402
     ShardedFilterRefineClassifier,
@@ -127,24 +124,6 @@ def test_a_query_batch_moves_within_three_times_its_size(client, reads):
     assert moved < 3 * query_bytes, (moved, query_bytes)
 
 
-def kill_one_worker_soon(cluster, delay=1.0):
-    """SIGKILL a worker process after ``delay`` s; ``killer.killed`` holds its pid.
-
-    By pid: the nanny's own ``kill`` needs an event loop, which a plain thread
-    does not have (it raised there, and no worker died)."""
-    victim = next(iter(cluster.workers.values())).process.process.pid
-
-    def kill():
-        time.sleep(delay)
-        os.kill(victim, signal.SIGKILL)
-        killer.killed.append(victim)
-
-    killer = threading.Thread(target=kill)
-    killer.killed = []
-    killer.start()
-    return killer
-
-
 def test_a_shard_lost_with_its_worker_is_rebuilt_from_its_partition(reads):
     base, queries = reads
     with (
@@ -159,12 +138,13 @@ def test_a_shard_lost_with_its_worker_is_rebuilt_from_its_partition(reads):
         ).fit(bag)
         expected = sharded.kneighbors(queries)
         start = time.perf_counter()
-        killer = kill_one_worker_soon(cluster, delay=0.5)
+        victim = next(iter(cluster.workers.values())).process.process.pid
+        killer = kill_process_soon(victim, delay=0.5)
         for _ in range(3):  # keep querying while the worker dies
             answer = sharded.kneighbors(queries)
             np.testing.assert_array_equal(answer[1], expected[1])
         killer.join()
-        assert killer.killed  # the worker died while the queries ran
+        assert killer.killed_at  # the worker died while the queries ran
         assert time.perf_counter() - start < 60
 
 
