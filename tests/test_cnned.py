@@ -283,6 +283,8 @@ def test_parameter_validation():
         CNNEDEmbedder(pooling="sum").fit(["AC", "AG", "CT"])
     with pytest.raises(ValueError, match="device"):
         CNNEDEmbedder(device="tpu").fit(["AC", "AG", "CT"])
+    with pytest.raises(ValueError, match="train_neighbors"):
+        CNNEDEmbedder(train_neighbors="all").fit(["AC", "AG", "CT"])
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
