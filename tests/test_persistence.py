@@ -22,6 +22,7 @@ from sklearn_ed import (
     load,
     save,
 )
+from sklearn_ed.utils._persistence import _tree_sha256
 
 EMBEDDERS = [
     None,
@@ -141,20 +142,23 @@ def test_missing_truncated_or_tampered_files_are_refused(saved):
         load(os.path.dirname(saved) + "/nowhere")
 
 
-def test_manifest_naming_foreign_code_is_refused(saved):
-    manifest_path = os.path.join(saved, "manifest.json")
+def _rewrite_tree(directory, tree):
+    """Replace the manifest's tree and its hash, as a deliberate tamperer would."""
+    manifest_path = os.path.join(directory, "manifest.json")
     with open(manifest_path) as file:
         manifest = json.load(file)
-    manifest["tree"] = {
-        "kind": "object",
-        "class": "os.system",
-        "state": {"kind": "value", "value": None},
-    }
+    manifest["tree"] = tree
+    manifest["sha256"]["tree"] = _tree_sha256(tree)
     with open(manifest_path, "w") as file:
         json.dump(manifest, file)
-    with pytest.raises(ValueError, match="refusing to load class 'os.system'"):
+
+
+def test_manifest_naming_foreign_code_is_refused(saved):
+    tree = {"kind": "object", "class": "os.system", "state": {"kind": "value", "value": None}}
+    _rewrite_tree(saved, tree)
+    with pytest.raises(ValueError, match="node tree: class 'os.system' is not one"):
         load(saved)
-    with open(manifest_path, "w") as file:
+    with open(os.path.join(saved, "manifest.json"), "w") as file:
         file.write("{not json")
     with pytest.raises(ValueError, match="not valid JSON"):
         load(saved)

@@ -7,12 +7,15 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def dtw_pair(x, y, band, cutoff_squared):
+def dtw_pair(x, y, band, cutoff):
     """Dependent DTW between time-major series x (n, c) and y (m, c).
 
     Accumulates squared Euclidean costs of aligned time steps inside a
     Sakoe-Chiba band of half-width ``band`` and returns the square root.
-    Abandons early (returns inf) once a whole row exceeds ``cutoff_squared``.
+    Abandons early (returns inf) once the square root of a whole row's
+    minimum exceeds ``cutoff``: comparing squares against ``cutoff**2``
+    would abandon pairs lying exactly at the cut-off (sqrt(6)**2 < 6), and
+    the square root is monotone, so the test matches the returned distance.
     """
     n, m = x.shape[0], y.shape[0]
     previous = np.full(m + 1, np.inf)
@@ -30,7 +33,7 @@ def dtw_pair(x, y, band, cutoff_squared):
             best = min(previous[j], current[j - 1], previous[j - 1])
             current[j] = cost + best
             row_min = min(row_min, current[j])
-        if row_min > cutoff_squared:
+        if row_min > cutoff * cutoff and math.sqrt(row_min) > cutoff:
             return np.inf
         previous, current = current, previous
     return math.sqrt(previous[m])
@@ -50,13 +53,12 @@ def dtw_pairwise(x_values, x_offsets, y_values, y_offsets, window, cutoff, out):
 
     Serial and GIL-free: callers parallelise over query chunks with joblib.
     """
-    cutoff_squared = cutoff * cutoff
     for i in range(x_offsets.shape[0] - 1):
         x = x_values[x_offsets[i] : x_offsets[i + 1]]
         for j in range(y_offsets.shape[0] - 1):
             y = y_values[y_offsets[j] : y_offsets[j + 1]]
             band = band_width(x.shape[0], y.shape[0], window)
-            out[i, j] = dtw_pair(x, y, band, cutoff_squared)
+            out[i, j] = dtw_pair(x, y, band, cutoff)
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,388 @@
+"""The manifest's object tree: written from an estimator, checked, then built.
+
+Loading is two passes. :func:`check_tree` reads the whole tree before
+anything is constructed: every node's kind, its keys and their types, every
+class and function name against the tables of :mod:`._allowlist`, every
+array reference, dtype and shape. Only a tree that passes is handed to
+:func:`build_tree`, which constructs allow-listed classes, imports only the
+modules those tables name, and calls no method that a file can replace (an
+attribute that would shadow one of the class's methods is refused).
+"""
+
+import functools
+import importlib
+import inspect
+import threading
+
+import numpy as np
+
+from ._allowlist import CLASSES, FUNCTIONS, INDEXES, OBJECTS, TORCH_MODULES, current_name
+
+# The keys of each kind of node, in the format's own words.
+NODE_KEYS = {
+    "value": {"value"},
+    "scalar": {"dtype", "value"},
+    "array": {"key"},
+    "strings": {"data", "lengths"},
+    "object_array": {"shape", "items"},
+    "list": {"items"},
+    "tuple": {"items"},
+    "dict": {"items"},
+    "lock": set(),
+    "class": {"class"},
+    "numpy_type": {"dtype"},
+    "function": {"name"},
+    "partial": {"function", "keywords"},
+    "torch_module": {"class", "init_args", "training", "state"},
+    "index": {"class", "state", "engine"},
+    "object": {"class", "state"},
+}
+# Nodes that hold only data: what keyword arguments and index states may be.
+_PLAIN = {"value", "scalar", "array", "strings", "object_array", "list", "tuple", "dict", "lock"}
+_NUMERIC_KINDS = "biuf"
+_LOCK_TYPE = type(threading.Lock())
+
+
+def _qualified(cls):
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+# ---------------------------------------------------------------------- write
+class Writer:
+    """Encodes an object tree; arrays and torch state_dicts are kept apart."""
+
+    def __init__(self):
+        self.arrays = {}
+        self.modules = {}
+
+    def _key(self, table, value):
+        key = f"a{len(self.arrays) + len(self.modules)}"
+        table[key] = value
+        return key
+
+    def encode(self, value):  # noqa: C901 - one branch per kind of value
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return {"kind": "value", "value": value}
+        if isinstance(value, np.generic) and value.dtype.kind in _NUMERIC_KINDS + "b":
+            return {"kind": "scalar", "dtype": value.dtype.str, "value": value.item()}
+        if isinstance(value, np.ndarray):
+            return self._encode_array(value)
+        if isinstance(value, (list, tuple)):
+            return {"kind": type(value).__name__, "items": [self.encode(v) for v in value]}
+        if isinstance(value, dict):
+            if not all(isinstance(k, str) for k in value):
+                raise TypeError("only dicts with string keys can be saved")
+            return {"kind": "dict", "items": {k: self.encode(v) for k, v in value.items()}}
+        if isinstance(value, _LOCK_TYPE):
+            return {"kind": "lock"}
+        if isinstance(value, type) and issubclass(value, np.generic):
+            return {"kind": "numpy_type", "dtype": np.dtype(value).str}
+        name = _qualified(value) if isinstance(value, type) or inspect.isfunction(value) else None
+        if isinstance(value, type) and name in CLASSES:
+            return {"kind": "class", "class": name}
+        if inspect.isfunction(value) and name in FUNCTIONS:
+            return {"kind": "function", "name": name}
+        if isinstance(value, functools.partial) and not value.args:
+            return {
+                "kind": "partial",
+                "function": self.encode(value.func),
+                "keywords": self.encode(dict(value.keywords)),
+            }
+        name = _qualified(type(value))
+        if name in TORCH_MODULES:
+            return self._encode_module(value)
+        if name in INDEXES:
+            state = value.__getstate__()  # the engine index as bytes, no locks
+            engine = state.pop("_index")
+            return {
+                "kind": "index",
+                "class": name,
+                "state": self.encode(state),
+                "engine": self._key(self.arrays, engine),
+            }
+        if name in OBJECTS:
+            return {"kind": "object", "class": name, "state": self.encode(_object_state(value))}
+        raise TypeError(
+            f"cannot save a {name}: sklearn_ed.save writes only arrays, plain values and "
+            "the sklearn-ed classes that sklearn_ed.load builds. Use pickle for estimators "
+            "holding other objects."
+        )
+
+    def _encode_array(self, array):
+        if array.dtype.kind in _NUMERIC_KINDS + "bc":
+            return {"kind": "array", "key": self._key(self.arrays, np.ascontiguousarray(array))}
+        if array.ndim == 1 and all(isinstance(item, str) for item in array):
+            encoded = [item.encode("utf-8", "surrogatepass") for item in array]
+            lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+            return {
+                "kind": "strings",
+                "data": self._key(self.arrays, np.frombuffer(b"".join(encoded), dtype=np.uint8)),
+                "lengths": self._key(self.arrays, lengths),
+            }
+        if array.dtype != object:
+            raise TypeError(f"cannot save an array of dtype {array.dtype}")
+        return {
+            "kind": "object_array",
+            "shape": list(array.shape),
+            "items": [self.encode(item) for item in array.ravel()],
+        }
+
+    def _encode_module(self, module):
+        return {
+            "kind": "torch_module",
+            "class": _qualified(type(module)),
+            "init_args": self.encode(module.init_args),
+            "training": module.training,
+            "state": self._key(self.modules, module.state_dict()),
+        }
+
+
+def _is_estimator(obj):
+    from sklearn.base import BaseEstimator
+
+    return isinstance(obj, BaseEstimator)
+
+
+def _object_state(value):
+    if hasattr(value, "__getstate__") and not _is_estimator(value):
+        state = value.__getstate__()
+        if isinstance(state, dict):
+            return state
+    return dict(vars(value))
+
+
+# ---------------------------------------------------------------------- check
+class ManifestError(ValueError):
+    """A manifest node that the loader refuses; the message names the node."""
+
+    def __init__(self, path, problem):
+        super().__init__(f"sklearn_ed.load refused the manifest node {path}: {problem}")
+
+
+def _lookup(table, name, path, what):
+    if not isinstance(name, str) or current_name(name) not in table:
+        raise ManifestError(
+            path,
+            f"{what} {name!r} is not one that sklearn_ed.load builds; nothing was "
+            "constructed (a directory that names other code was not written by save).",
+        )
+    module, attribute = table[current_name(name)]
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _numeric_dtype(dtype, path):
+    try:
+        parsed = np.dtype(dtype) if isinstance(dtype, str) else None
+    except TypeError:
+        parsed = None
+    if parsed is None or parsed.kind not in _NUMERIC_KINDS + "bc":
+        raise ManifestError(path, f"{dtype!r} is not a numeric dtype")
+    return parsed
+
+
+class Checker:
+    """Reads a tree against the format before anything is built (see module doc)."""
+
+    def __init__(self, arrays, modules):
+        self.arrays = arrays
+        self.modules = modules
+
+    def check(self, node, path="tree", plain_only=False):
+        if not isinstance(node, dict) or node.get("kind") not in NODE_KEYS:
+            kind = node.get("kind") if isinstance(node, dict) else type(node).__name__
+            raise ManifestError(path, f"unknown node kind {kind!r}")
+        kind = node["kind"]
+        if set(node) != NODE_KEYS[kind] | {"kind"}:
+            raise ManifestError(path, f"a {kind!r} node has keys {sorted(node)}")
+        if plain_only and kind not in _PLAIN:
+            raise ManifestError(path, f"a {kind!r} node where only plain data is allowed")
+        getattr(self, f"_check_{kind}")(node, path, plain_only)
+
+    def _array(self, key, path):
+        if not isinstance(key, str) or key not in self.arrays:
+            raise ManifestError(path, f"refers to array {key!r}, which arrays.npz lacks")
+        return self.arrays[key]
+
+    def _check_value(self, node, path, plain_only):
+        if not (node["value"] is None or isinstance(node["value"], (bool, int, float, str))):
+            raise ManifestError(path, "a value node holds a container")
+
+    def _check_scalar(self, node, path, plain_only):
+        _numeric_dtype(node["dtype"], path)
+        if not isinstance(node["value"], (bool, int, float)):
+            raise ManifestError(path, "a scalar node holds no number")
+
+    def _check_array(self, node, path, plain_only):
+        self._array(node["key"], path)
+
+    def _check_strings(self, node, path, plain_only):
+        data, lengths = self._array(node["data"], path), self._array(node["lengths"], path)
+        if data.dtype != np.uint8 or data.ndim != 1 or lengths.ndim != 1:
+            raise ManifestError(path, "strings need 1-D uint8 data and 1-D lengths")
+        if lengths.dtype.kind not in "iu" or (lengths < 0).any() or lengths.sum() != data.size:
+            raise ManifestError(path, "string lengths do not add up to the data")
+
+    def _check_object_array(self, node, path, plain_only):
+        shape, items = node["shape"], node["items"]
+        if not (isinstance(shape, list) and all(isinstance(n, int) and n >= 0 for n in shape)):
+            raise ManifestError(path, f"shape {shape!r} is not a list of sizes")
+        if not isinstance(items, list) or int(np.prod(shape)) != len(items):
+            raise ManifestError(path, f"shape {shape} does not hold the items given")
+        for i, item in enumerate(items):
+            self.check(item, f"{path}[{i}]", plain_only)
+
+    def _check_list(self, node, path, plain_only):
+        if not isinstance(node["items"], list):
+            raise ManifestError(path, "items must be a list")
+        for i, item in enumerate(node["items"]):
+            self.check(item, f"{path}[{i}]", plain_only)
+
+    _check_tuple = _check_list
+
+    def _check_dict(self, node, path, plain_only):
+        if not isinstance(node["items"], dict):
+            raise ManifestError(path, "items must be a mapping")
+        for key, item in node["items"].items():
+            self.check(item, f"{path}.{key}", plain_only)
+
+    def _check_lock(self, node, path, plain_only):
+        pass
+
+    def _check_class(self, node, path, plain_only):
+        _lookup(CLASSES, node["class"], path, "class")
+
+    def _check_numpy_type(self, node, path, plain_only):
+        _numeric_dtype(node["dtype"], path)
+
+    def _check_function(self, node, path, plain_only):
+        _lookup(FUNCTIONS, node["name"], path, "function")
+
+    def _check_partial(self, node, path, plain_only):
+        self.check(node["function"], f"{path}.function")
+        if node["function"]["kind"] not in ("function", "class"):
+            raise ManifestError(path, "a partial must wrap a function or a class")
+        self._check_plain_dict(node["keywords"], f"{path}.keywords")
+
+    def _check_plain_dict(self, node, path):
+        self.check(node, path, plain_only=True)
+        if node["kind"] != "dict":
+            raise ManifestError(path, f"a {node['kind']!r} node where a dict belongs")
+
+    def _check_torch_module(self, node, path, plain_only):
+        _lookup(TORCH_MODULES, node["class"], path, "network")
+        self._check_plain_dict(node["init_args"], f"{path}.init_args")
+        if not isinstance(node["training"], bool):
+            raise ManifestError(path, "training must be true or false")
+        state = self.modules.get(node["state"]) if isinstance(node["state"], str) else None
+        if not isinstance(state, dict):
+            raise ManifestError(path, f"refers to state {node['state']!r}, which torch.pt lacks")
+
+    def _check_index(self, node, path, plain_only):
+        _lookup(INDEXES, node["class"], path, "index")
+        self._check_plain_dict(node["state"], f"{path}.state")
+        if self._array(node["engine"], path).dtype != np.uint8:
+            raise ManifestError(path, "an index engine must be bytes (uint8)")
+
+    def _check_object(self, node, path, plain_only):
+        cls = _lookup(OBJECTS, node["class"], path, "class")
+        state = node["state"]
+        self.check(state, f"{path}.state")
+        if state["kind"] != "dict":
+            raise ManifestError(path, "an object's state must be a dict")
+        for key, item in state["items"].items():
+            if not key.isidentifier() or _replaces_behaviour(cls, key):
+                raise ManifestError(f"{path}.state.{key}", f"{key!r} would replace code")
+        if _is_estimator_class(cls):
+            missing = set(cls._get_param_names()) - set(state["items"])
+            if missing:
+                raise ManifestError(path, f"parameters {sorted(missing)} are missing")
+
+
+def _replaces_behaviour(cls, name):
+    """Whether an instance attribute ``name`` would stand in for the class's code."""
+    if name.startswith("__"):
+        return True
+    try:
+        attribute = inspect.getattr_static(cls, name)
+    except AttributeError:
+        return False
+    return callable(attribute) or hasattr(attribute, "__get__")
+
+
+def _is_estimator_class(cls):
+    from sklearn.base import BaseEstimator
+
+    return issubclass(cls, BaseEstimator)
+
+
+# ---------------------------------------------------------------------- build
+class Builder:
+    """Builds a tree that :class:`Checker` accepted."""
+
+    def __init__(self, arrays, modules):
+        self.arrays = arrays
+        self.modules = modules
+
+    def build(self, node):  # noqa: C901 - one branch per kind of value
+        kind = node["kind"]
+        if kind == "value":
+            return node["value"]
+        if kind == "scalar":
+            return np.dtype(node["dtype"]).type(node["value"])
+        if kind == "array":
+            return self.arrays[node["key"]]
+        if kind == "strings":
+            return self._strings(node)
+        if kind == "object_array":
+            array = np.empty(len(node["items"]), dtype=object)
+            for i, item in enumerate(node["items"]):
+                array[i] = self.build(item)
+            return array.reshape(node["shape"])
+        if kind in ("list", "tuple"):
+            items = [self.build(item) for item in node["items"]]
+            return items if kind == "list" else tuple(items)
+        if kind == "dict":
+            return {k: self.build(v) for k, v in node["items"].items()}
+        if kind == "lock":
+            return threading.Lock()
+        if kind == "class":
+            return _lookup(CLASSES, node["class"], "", "class")
+        if kind == "numpy_type":
+            return np.dtype(node["dtype"]).type
+        if kind == "function":
+            return _lookup(FUNCTIONS, node["name"], "", "function")
+        if kind == "partial":
+            return functools.partial(self.build(node["function"]), **self.build(node["keywords"]))
+        if kind == "torch_module":
+            return self._module(node)
+        if kind == "index":
+            index = object.__new__(_lookup(INDEXES, node["class"], "", "index"))
+            state = self.build(node["state"])
+            state["_index"] = self.arrays[node["engine"]]
+            index.__setstate__(state)
+            return index
+        obj = object.__new__(_lookup(OBJECTS, node["class"], "", "class"))
+        state = self.build(node["state"])
+        if hasattr(obj, "__setstate__") and not _is_estimator(obj):
+            obj.__setstate__(state)
+        else:
+            obj.__dict__.update(state)
+        return obj
+
+    def _strings(self, node):
+        data = self.arrays[node["data"]].tobytes()
+        bounds = np.concatenate([[0], np.cumsum(self.arrays[node["lengths"]])])
+        strings = np.empty(len(bounds) - 1, dtype=object)
+        strings[:] = [
+            data[a:b].decode("utf-8", "surrogatepass") for a, b in zip(bounds[:-1], bounds[1:])
+        ]
+        return strings
+
+    def _module(self, node):
+        cls = _lookup(TORCH_MODULES, node["class"], "", "network")
+        module = cls(**self.build(node["init_args"]))
+        state = self.modules[node["state"]]
+        if hasattr(cls, "prepare_for_state_dict"):
+            module.prepare_for_state_dict(state)
+        module.load_state_dict(state)
+        return module.train(node["training"])
