@@ -285,3 +285,23 @@ def test_a_forked_child_computes_distances_on_threads_of_its_own():
         child.join(timeout=5)
         if child.is_alive():
             child.kill()
+
+
+def test_dtw_keeps_pairs_exactly_at_the_cutoff():
+    """sqrt(6) ** 2 rounds below 6: comparing squares abandoned this pair."""
+    from sklearn_ed import FilterRefineNeighbors
+
+    metric = make_dtw_metric(window=0.0)
+    base = np.array([[1.0, 1.0, 2.0], [2.0, 1.0, 1.0], [1.0, 2.0, 1.0], [5.0, 5.0, 5.0]])
+    query = np.zeros((1, 3))
+    distance = pairwise_distances(query, base[:1], metric=metric)[0, 0]
+    assert distance == np.sqrt(6.0)
+    cut = pairwise_distances(query, base, metric=metric, score_cutoff=distance)
+    np.testing.assert_array_equal(cut[0, :3], [distance] * 3)
+    search = FilterRefineNeighbors(
+        metric=metric, n_neighbors=2, n_candidates=2, exact=True, random_state=0
+    ).fit(base)
+    radius_distances, radius_indices = search.radius_neighbors(query, radius=distance)
+    np.testing.assert_array_equal(np.sort(radius_indices[0]), [0, 1, 2])
+    distances, indices = search.kneighbors(query)
+    np.testing.assert_array_equal(indices, [[0, 1]])
