@@ -1,8 +1,6 @@
 """Sharded estimators on a LocalCluster of 2 worker processes: the answers of
 one process, bytes per query batch, lost workers and bad input."""
 
-import time
-
 import numpy as np
 import pytest
 from sklearn.frozen import FrozenEstimator
@@ -137,7 +135,6 @@ def test_a_shard_lost_with_its_worker_is_rebuilt_from_its_partition(reads):
             n_neighbors=5, n_candidates=0.5, check_recall=False, client=dask_client
         ).fit(bag)
         expected = sharded.kneighbors(queries)
-        start = time.perf_counter()
         victim = next(iter(cluster.workers.values())).process.process.pid
         killer = kill_process_soon(victim, delay=0.5)
         for _ in range(3):  # keep querying while the worker dies
@@ -145,10 +142,9 @@ def test_a_shard_lost_with_its_worker_is_rebuilt_from_its_partition(reads):
             np.testing.assert_array_equal(answer[1], expected[1])
         killer.join()
         assert killer.killed_at  # the worker died while the queries ran
-        assert time.perf_counter() - start < 60
 
 
-def test_a_lost_scattered_shard_is_named_in_a_clear_error(reads):
+def test_a_shard_of_items_in_memory_lost_with_its_worker_is_scattered_again(reads):
     base, queries = reads
     with (
         distributed.LocalCluster(
@@ -159,14 +155,50 @@ def test_a_lost_scattered_shard_is_named_in_a_clear_error(reads):
         sharded = ShardedFilterRefineNeighbors(
             n_neighbors=5, n_candidates=0.5, check_recall=False, client=dask_client
         ).fit(base)
-        nanny = next(iter(cluster.workers.values()))
-        nanny.process.process.kill()
-        start = time.perf_counter()
-        with pytest.raises(RuntimeError, match=r"shards \[\d\].*lost.*Dask collection"):
-            for _ in range(20):
-                sharded.kneighbors(queries)
-                time.sleep(0.5)
-        assert time.perf_counter() - start < 60
+        expected = sharded.kneighbors(queries)
+        victim = next(iter(cluster.workers.values())).process.process.pid
+        killer = kill_process_soon(victim, delay=0.5)
+        for _ in range(3):  # keep querying while the worker dies
+            answer = sharded.kneighbors(queries)
+            np.testing.assert_array_equal(answer[0], expected[0])
+            np.testing.assert_array_equal(answer[1], expected[1])
+        killer.join()
+        assert killer.killed_at
+
+
+def test_clones_share_the_client_and_grid_search_runs(client, words):
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+
+    base, _ = words
+    labels = np.array([len(word) % 2 for word in base])
+    sharded = ShardedFilterRefineClassifier(
+        n_neighbors=3, n_candidates=0.5, check_recall=False, client=client
+    )
+    assert clone(sharded).client is client
+    scores = cross_val_score(sharded, base, labels, cv=2)
+    assert scores.shape == (2,) and np.isfinite(scores).all()
+
+
+def test_empty_partitions_one_item_and_no_queries(client, words):
+    base, queries = words
+    bag = dask_bag.from_sequence(base, npartitions=4).filter(lambda word: word[0] != "a")
+    bag = dask_bag.concat([bag, dask_bag.from_sequence([], npartitions=1)])
+    kept = [word for word in base if word[0] != "a"]
+    sharded = ShardedFilterRefineNeighbors(
+        n_neighbors=3, n_candidates=1.0, check_recall=False, client=client
+    ).fit(bag)
+    local = single_process(FilterRefineNeighbors, sharded, n_neighbors=3).fit(kept)
+    np.testing.assert_array_equal(sharded.kneighbors(queries)[1], local.kneighbors(queries)[1])
+    # Without X, each item of the base is a query excluded from its own answer.
+    for got, expected in zip(sharded.kneighbors(), local.kneighbors()):
+        np.testing.assert_array_equal(got, expected)
+    in_memory = ShardedFilterRefineNeighbors(n_neighbors=3, n_candidates=1.0, client=client)
+    for got, expected in zip(in_memory.fit(base).kneighbors(), local.fit(base).kneighbors()):
+        np.testing.assert_array_equal(got, expected)
+    single = ShardedFilterRefineNeighbors(n_neighbors=1, client=client).fit(["apple"])
+    assert single.n_shards_ == 1
+    assert single.kneighbors(["apply"])[1].tolist() == [[0]]
 
 
 def test_bad_input_gives_clear_errors(client, words):

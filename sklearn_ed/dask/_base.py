@@ -11,7 +11,7 @@ merges gives the global top-k, ties broken by index as in one process.
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
@@ -19,7 +19,15 @@ from sklearn.utils.validation import check_is_fitted
 from ..distances import get_metric, scatter_to_workers
 from ..neighbors import FilterRefineNeighbors
 from ..utils import check_items
-from ._shards import build_shard, held, merge_top_k, sample_items, search_shard, shard_size
+from ._shards import (
+    build_shard,
+    held,
+    materialised,
+    merge_top_k,
+    sample_items,
+    search_shard,
+    shard_size,
+)
 
 # Queries sent to the shards at once: the query batch travels once per
 # worker, and each shard's answer for it is one small array.
@@ -110,6 +118,8 @@ class _ShardedBase(BaseEstimator):
         params = self._shard_params()
         self._partition_futures = partitions
         self._scattered_base = not _is_dask_collection(X)
+        if not self._scattered_base:
+            self._chunks = None
         self._shards = [
             client.submit(
                 build_shard,
@@ -124,6 +134,7 @@ class _ShardedBase(BaseEstimator):
         ]
         self.shard_sizes_ = np.asarray(sizes, dtype=np.int64)
         self._offsets = offsets
+        self._targets = targets
         self._wait_for_shards(client)
         return self
 
@@ -147,15 +158,19 @@ class _ShardedBase(BaseEstimator):
                     "The supervised sharded estimators take X and y in memory; a Dask "
                     "collection as the base is for ShardedFilterRefineNeighbors."
                 )
-            parts = [client.compute(part) for part in _delayed_partitions(X, self.n_shards)]
+            parts = [
+                client.submit(materialised, client.compute(part), pure=False)
+                for part in _delayed_partitions(X, self.n_shards)
+            ]
             sizes = client.gather([client.submit(shard_size, part) for part in parts])
             if not sum(sizes):
                 raise ValueError("The base holds no items; at least one is required.")
-            return parts, sizes, None
+            # Empty partitions (ordinary after a filter) hold no shard.
+            kept = [i for i, size in enumerate(sizes) if size]
+            return [parts[i] for i in kept], [sizes[i] for i in kept], None
         items = check_items(X, self._input_type, name="X")
-        n_shards = (
-            self.n_shards if self.n_shards is not None else len(client.scheduler_info()["workers"])
-        )
+        n_workers = len(client.scheduler_info()["workers"])
+        n_shards = self.n_shards if self.n_shards is not None else min(n_workers, len(items))
         if n_shards > len(items):
             raise ValueError(
                 f"n_shards={n_shards} is more than the {len(items)} items of the base; "
@@ -171,6 +186,9 @@ class _ShardedBase(BaseEstimator):
         targets = (
             None if y is None else [y[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
         )
+        # References to the caller's items, not copies: a shard lost with its
+        # worker is scattered again from them.
+        self._chunks = chunks
         return client.scatter(chunks, hash=False), [len(chunk) for chunk in chunks], targets
 
     def _fit_embedder(self, client, first_partition, first_size):
@@ -197,14 +215,16 @@ class _ShardedBase(BaseEstimator):
             raise RuntimeError(f"Building shard {failed[0]} failed: {shard.exception()!r}")
 
     # ------------------------------------------------------------ queries
-    def kneighbors(self, X, n_neighbors=None, return_distance=True):
+    def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
         """Exact-distance neighbors of each query, over every shard.
 
         Parameters
         ----------
-        X : array-like or Dask collection of queries
+        X : array-like or Dask collection of queries, default=None
             Items of the kind the base holds. A Dask bag, array or series
-            gives Dask arrays back.
+            gives Dask arrays back. ``None`` queries the base itself, each
+            item excluded from its own neighbors (its partitions are
+            gathered to this process for that).
         n_neighbors : int, default=None
             Neighbors per query; defaults to the constructor's value.
         return_distance : bool, default=True
@@ -217,8 +237,37 @@ class _ShardedBase(BaseEstimator):
         neigh_ind : ndarray of shape (n_queries, n_neighbors)
             Indices into the base (in the order of its partitions).
         """
-        distances, indices, _ = self._search(X, n_neighbors)
+        if X is None:
+            distances, indices = self._kneighbors_of_the_base(n_neighbors)
+        else:
+            distances, indices, _ = self._search(X, n_neighbors)
         return (distances, indices) if return_distance else indices
+
+    def _kneighbors_of_the_base(self, n_neighbors):
+        """Each base item's neighbors but itself: one more neighbor, then its own
+        index dropped (or, when ties pushed it out, the farthest)."""
+        check_is_fitted(self, "n_shards_")
+        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        if not isinstance(k, Integral) or not 1 <= k < self.n_samples_fit_:
+            raise ValueError(
+                f"Without X each item is excluded from its own neighbors: n_neighbors "
+                f"must be an integer in [1, {self.n_samples_fit_ - 1}], got {k!r}."
+            )
+        chunks = self._chunks
+        if chunks is None:
+            chunks = self._client().gather(self._partition_futures)
+        distances, indices, _ = self._search(np.concatenate(chunks), k + 1)
+        own = indices == np.arange(len(indices))[:, None]
+        own[~own.any(axis=1), -1] = True
+        keep = ~own
+        return distances[keep].reshape(-1, k), indices[keep].reshape(-1, k)
+
+    def __sklearn_clone__(self):
+        # The client is shared, not copied: a Client cannot be deep-copied,
+        # and GridSearchCV's clones should all use the caller's cluster.
+        params = self.get_params(deep=False)
+        client = params.pop("client")
+        return type(self)(client=client, **{k: clone(v, safe=False) for k, v in params.items()})
 
     def _search(self, X, n_neighbors=None):
         check_is_fitted(self, "n_shards_")
@@ -238,25 +287,43 @@ class _ShardedBase(BaseEstimator):
         return _stack_rows(results)
 
     def _search_batch(self, client, queries, k):
-        """One batch over every shard. A worker lost mid-batch may take the
-        batch's queries with it; while every shard can be rebuilt (a base
-        from a Dask collection), the batch is sent again."""
-        lost = _lost_errors()
-        attempts = 0
-        while True:
+        """One batch over every shard. A worker lost mid-batch may take shards
+        and the batch's queries with it: the lost shards are rebuilt (Dask
+        recomputes those of a Dask collection; those of items in memory are
+        scattered again from them) and the batch is sent again."""
+        lost = (*_lost_errors(), _ShardsLost)
+        for attempt in range(1, _BATCH_ATTEMPTS + 1):
             try:
                 return self._result(self._submit_batch(client, queries, k))
             except lost as error:
-                attempts += 1
-                if self._scattered_base:
-                    raise RuntimeError(self._lost_shards_message(type(error).__name__)) from error
-                if attempts == _BATCH_ATTEMPTS:
+                if attempt == _BATCH_ATTEMPTS:
                     raise RuntimeError(
                         f"Dask lost the query tasks {_BATCH_ATTEMPTS} times "
                         f"({type(error).__name__}: {error}): workers kept dying, or the "
                         "cluster went away. Nothing was returned; repeat the call once "
                         "the cluster has workers."
                     ) from error
+                if self._scattered_base:
+                    self._rebuild_lost_shards(client)
+
+    def _rebuild_lost_shards(self, client):
+        """Scatter the lost partitions of an in-memory base again and rebuild their shards."""
+        from distributed import wait
+
+        for i, part in enumerate(self._partition_futures):
+            if part.status == "finished" and self._shards[i].status == "finished":
+                continue
+            self._partition_futures[i] = client.scatter(self._chunks[i], hash=False)
+            self._shards[i] = client.submit(
+                build_shard,
+                self._shard_params(),
+                self._embedder_future,
+                self._partition_futures[i],
+                int(self._offsets[i]),
+                None if self._targets is None else self._targets[i],
+                pure=False,
+            )
+        wait(self._shards)
 
     def _submit_batch(self, client, queries, k):
         # Sent to one worker; the others fetch it from there (one hop each).
@@ -274,29 +341,17 @@ class _ShardedBase(BaseEstimator):
         return partial[0]
 
     def _result(self, future):
-        """The merged answer; a clear error, not a hang, when shards are gone."""
+        """The merged answer; :class:`_ShardsLost`, not a hang, when shards are gone."""
         while True:
             try:
                 return future.result(timeout=_POLL_SECONDS)
             except TimeoutError:
                 # Dask rebuilds a lost shard of a Dask collection from its
-                # partition; a scattered partition has nothing to rebuild from.
+                # partition; a scattered partition is only rebuilt by us.
                 if self._scattered_base and any(
                     part.status != "finished" for part in self._partition_futures
                 ):
-                    raise RuntimeError(self._lost_shards_message("lost")) from None
-
-    def _lost_shards_message(self, reason):
-        lost = [i for i, part in enumerate(self._partition_futures) if part.status != "finished"]
-        where = f"shards {lost}" if lost else "a shard"
-        return (
-            f"{where} of the index were lost with their worker ({reason}) "
-            "and cannot be rebuilt: their items were scattered from this process, "
-            "which keeps no copy. To make the index survive lost workers, fit it on a "
-            "Dask collection (dask.bag.from_sequence(items, npartitions=...) or a "
-            "persisted dask array / dataframe column): Dask then rebuilds a lost "
-            "shard from its partition."
-        )
+                    raise _ShardsLost("a scattered partition was lost with its worker") from None
 
     def _search_dask(self, X, k):
         import dask.array as da
@@ -308,6 +363,10 @@ class _ShardedBase(BaseEstimator):
             None if part is None else da.from_array(part, chunks=(rows,) + part.shape[1:])
             for part in _stack_rows(results)
         )
+
+
+class _ShardsLost(Exception):
+    """Partitions scattered from this process were lost with their worker."""
 
 
 def _lost_errors():

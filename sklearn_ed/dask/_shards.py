@@ -59,6 +59,11 @@ def _nbytes(items, targets):
     return int(items_bytes + (0 if targets is None else targets.nbytes))
 
 
+def materialised(items):
+    """A computed partition as a sized sequence (a filtered bag's is an iterator)."""
+    return items if hasattr(items, "__len__") and hasattr(items, "__getitem__") else list(items)
+
+
 def shard_size(items):
     return len(items)
 

@@ -181,9 +181,15 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
     def _fit_counts(self, strings):
         """Learn q, the vocabulary and the idf weights; the q-gram counts of ``strings``."""
         self.alphabet_ = Alphabet.from_strings(strings).characters
-        self.q_ = default_q(strings, len(self.alphabet_)) if self.q is None else self.q
         longest = max(map(len, strings)) + (2 if self.padding else 0)
-        if self.q_ > longest:
+        # The automatic q never exceeds the longest string: a base of one- or
+        # two-character strings (or only empty ones) is valid input.
+        self.q_ = (
+            max(1, min(default_q(strings, len(self.alphabet_)), longest))
+            if self.q is None
+            else self.q
+        )
+        if self.q_ > max(longest, 1):
             raise ValueError(
                 f"q={self.q_} is longer than every training string (the longest has "
                 f"{longest} characters with padding); choose a smaller q."

@@ -20,13 +20,14 @@ from ..distances import (
     declare_metric_input,
     get_metric,
 )
+from ..embedding import CGKEmbedder, QGramEmbedder
 from ..index import (
     INDEX_ALGORITHMS,
     embed_for_index,
     embedding_spec,
     make_index,
 )
-from ..utils import check_items, take_items
+from ..utils import Alphabet, check_items, take_items, to_code_points
 from ._auto import choose_embedder
 from ._batching import (
     FIT_BATCH_SIZE,
@@ -36,6 +37,9 @@ from ._batching import (
 from ._exact import check_lower_bound
 from ._kneighbors import KNeighborsMixin
 from ._recall_check import check_recall, low_recall_advice, sample_size
+
+# The recall check runs again once partial_fit has grown the base by this share.
+_RECHECK_GROWTH = 0.5
 
 
 class FilterRefineBase(KNeighborsMixin, BaseEstimator):
@@ -141,6 +145,7 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
         fixed = None if self.n_candidates == "auto" else self._resolve_n_candidates(n_available)
         self.recall_curve_ = np.empty((0, 3))
         self._recall_check = None
+        self._n_samples_checked = self.n_samples_fit_
         self.estimated_recall_ = self.estimated_recall_se_ = float("nan")
         if (
             fixed is None
@@ -162,7 +167,7 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
             self.n_candidates_ = fixed
             return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
         with self._progress(sample_size(k), "recall check (exact brute force)") as progress:
-            check = check_recall(self, k, fixed or 0, progress)
+            check = check_recall(self, k, fixed or 0, progress, self._needs_all_ties())
         self._recall_check = check
         self.recall_curve_ = np.column_stack([check.grid, check.recall(), check.standard_error()])
         chosen = fixed if fixed is not None else check.smallest_reaching(self.target_recall)
@@ -186,6 +191,11 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
             # Raised from fit: _fit_context, fit, _fit, _fit_n_candidates, here.
             warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=5)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
+
+    def _needs_all_ties(self):
+        """Whether answers use every item tied at the k-th distance (the
+        recall check then counts them all)."""
+        return False
 
     def _fit_bound(self):
         """The metric's lower bound over the base, where a search needs it, and
@@ -223,13 +233,46 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
     def _partial_fit(self, X):
         """Append validated items to the fitted base (the embedder stays as fitted).
 
-        ``n_candidates_`` and the recall estimate stay those of ``fit``.
+        Items holding characters the embedder never saw would be invisible
+        to the filter (their q-grams are unknown to the profiles, their
+        symbols one "unknown" bucket to the walks): a q-gram or CGK
+        embedder, which fit in seconds, is then refitted on the whole base,
+        and a trained network keeps its weights while the recall check runs
+        again to measure what they lose. The check also runs again, on a
+        sample as at fit, once the base has grown by half since it last ran:
+        ``n_candidates_`` and the estimate follow the base.
         """
+        unseen = self._unseen_characters(X)
+        if unseen.size and self._refits_cheaply():
+            warnings.warn(
+                f"{type(self).__name__}.partial_fit: {unseen.size} character(s) of the "
+                f"new items (such as {chr(int(unseen[0]))!r}) were not in the fitted base; "
+                f"{type(self.embedder_).__name__} is refitted on all "
+                f"{self.n_samples_fit_ + len(X)} items so that the filter sees them.",
+                UserWarning,
+                stacklevel=5,  # partial_fit, its lock's wrapper and call, _partial_fit
+            )
+            return self._fit(concat_items(self._fit_X, X))
         self._add_to_index(X, desc="embed and add")
         self._fit_X = concat_items(self._fit_X, X)
         self.n_samples_fit_ = len(self._fit_X)
         self._fit_bound()
+        checked = getattr(self, "_n_samples_checked", self.n_samples_fit_)
+        if unseen.size or self.n_samples_fit_ >= (1 + _RECHECK_GROWTH) * checked:
+            self._fit_n_candidates()
         return self
+
+    def _unseen_characters(self, X):
+        """Code points of ``X`` outside the fitted embedder's alphabet (strings only)."""
+        alphabet = getattr(self.embedder_, "alphabet_", None)
+        if self._metric_spec.input_type != "strings" or alphabet is None:
+            return np.empty(0, dtype=np.uint32)
+        known = alphabet.characters if isinstance(alphabet, Alphabet) else alphabet
+        code_points, _ = to_code_points(X)
+        return np.setdiff1d(np.unique(code_points), known)
+
+    def _refits_cheaply(self):
+        return isinstance(self.embedder_, (QGramEmbedder, CGKEmbedder))
 
     def _check_partial_fit(self, X):
         check_is_fitted(
@@ -263,6 +306,30 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
 
     def _embed(self, X):
         return embed_for_index(self.embedder_, X)
+
+    def set_params(self, **params):
+        """Set parameters; ``embedder__*`` needs an embedder object, not "auto".
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters, nested ones as ``embedder__q``.
+
+        Returns
+        -------
+        self : estimator
+            The estimator.
+        """
+        embedder = params.get("embedder", self.embedder)
+        nested = sorted(key for key in params if key.startswith("embedder__"))
+        if nested and (embedder is None or isinstance(embedder, str)):
+            raise ValueError(
+                f'{nested[0]} sets a parameter of the embedder, but embedder="auto" is '
+                "chosen at fit and has no parameters of its own. Give the embedder "
+                "itself, for example embedder=QGramEmbedder() (the choice of "
+                '"auto" for strings), to tune its parameters.'
+            )
+        return super().set_params(**params)
 
     def save(self, path):
         """Write the estimator to a directory of plain files (see :func:`sklearn_ed.save`).

@@ -9,6 +9,7 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
+from ._state_lock import reads_fitted_state, writes_fitted_state
 from ._supervised import SupervisedFilterRefineBase, vote_shares
 
 
@@ -158,6 +159,7 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         self.classes_, self._y = np.unique(y, return_inverse=True)
         return self._fit(X)
 
+    @writes_fitted_state
     def partial_fit(self, X, y):
         """Append labelled items without refitting the embedder.
 
@@ -184,6 +186,7 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         self.classes_, self._y = np.unique(labels, return_inverse=True)
         return self
 
+    @reads_fitted_state
     def predict_proba(self, X=None):
         """Share of (weighted) neighbor votes for each class.
 
@@ -201,6 +204,7 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         indices, weights = self._voters(X)
         return vote_shares(self._y[indices], weights, len(self.classes_))
 
+    @reads_fitted_state
     def predict(self, X=None):
         """Most voted class of each query.
 

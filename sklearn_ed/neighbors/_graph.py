@@ -4,6 +4,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit
 from sklearn.utils._param_validation import StrOptions
 
 from ._base import FilterRefineBase
+from ._state_lock import reads_fitted_state, writes_fitted_state
 
 
 class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, FilterRefineBase):
@@ -141,6 +142,7 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self._n_features_out = self.n_samples_fit_
         return self
 
+    @writes_fitted_state
     def partial_fit(self, X, y=None):
         """Append items to the fitted base without refitting the embedder.
 
@@ -160,6 +162,7 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         self._n_features_out = self.n_samples_fit_
         return self
 
+    @reads_fitted_state
     def transform(self, X):
         """Neighbor graph of X against the fitted samples.
 

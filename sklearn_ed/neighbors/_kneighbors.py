@@ -18,6 +18,7 @@ from ..index import sort_by_value
 from ..utils import take_items
 from ._batching import QUERY_BATCH_SIZE, batches, short_strings
 from ._exact import answer_near, verify_bounded
+from ._state_lock import reads_fitted_state
 
 
 class KNeighborsMixin:
@@ -46,6 +47,7 @@ class KNeighborsMixin:
             return self._fit_X, np.arange(self.n_samples_fit_)
         return self._validate_X(X, reset=False), None
 
+    @reads_fitted_state
     def kneighbors(self, X=None, n_neighbors=None, return_distance=True):
         """Find the K nearest neighbors of each query under the exact metric.
 
@@ -78,11 +80,17 @@ class KNeighborsMixin:
     def _kneighbors(self, X=None, n_neighbors=None, verified=None):
         """kneighbors; ``verified`` (a list) receives exact distances per query."""
         check_is_fitted(self)
+        queries, exclude = self._queries(X)
+        n_available = self.n_samples_fit_ - (exclude is not None)
+        if n_available == 0:
+            raise ValueError(
+                "Called without X, each fitted item is a query excluded from its own "
+                "neighbors, but the estimator was fitted on 1 item: no other item is "
+                "left to be a neighbor. Pass queries as X, or fit on more items."
+            )
         n_neighbors = self.n_neighbors if n_neighbors is None else n_neighbors
         if not isinstance(n_neighbors, Integral) or n_neighbors < 1:
             raise ValueError(f"n_neighbors must be a positive integer, got {n_neighbors!r}.")
-        queries, exclude = self._queries(X)
-        n_available = self.n_samples_fit_ - (exclude is not None)
         if n_neighbors > n_available:
             raise ValueError(
                 f"Expected n_neighbors <= n_samples_fit = {n_available}, but "
@@ -164,6 +172,7 @@ class KNeighborsMixin:
         )
         return distances[:, :n_neighbors], indices[:, :n_neighbors]
 
+    @reads_fitted_state
     def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):
         """Sparse graph of the K nearest neighbors of each query.
 

@@ -71,6 +71,7 @@ class RecallCheck:
     per_query: np.ndarray  # (n_queries, len(grid)): recall of each pseudo-query
     n_neighbors: int
     radius_calibration: np.ndarray  # (n_radii, 2): exact radius, embedding threshold
+    all_ties: bool = False  # recall of every item tied at the k-th distance
 
     @property
     def n_queries(self):
@@ -115,8 +116,9 @@ class RecallCheck:
 def low_recall_advice(check, k, n_candidates, fixed, target, embedder_name):
     """The warning of a recall estimate below ``target``, with what to change."""
     estimate, error = check.at(n_candidates)
+    ties = ", every item tied with the k-th counted" if check.all_ties else ""
     message = (
-        f"estimated top-{k} recall {estimate:.3f} (+/- {error:.3f}, "
+        f"estimated top-{k} recall{ties} {estimate:.3f} (+/- {error:.3f}, "
         f"{check.n_queries} items of the base as queries) at "
         f"n_candidates={n_candidates} is below target_recall={target}"
     )
@@ -133,11 +135,14 @@ def low_recall_advice(check, k, n_candidates, fixed, target, embedder_name):
     )
 
 
-def check_recall(search, n_neighbors, at_least, progress):
+def check_recall(search, n_neighbors, at_least, progress, all_ties=False):
     """Run the check on a fitted FilterRefine estimator (see the module docstring).
 
     ``at_least`` is a candidate count the grid must contain (a fixed
     ``n_candidates``); ``progress`` a tqdm-like bar advanced per pseudo-query.
+    ``all_ties``: the search needs every item tied at the k-th distance, not
+    any k of them (a classifier voting with ``ties="include"``), so a query's
+    recall is the share of all the items within its k-th distance found.
     """
     n_samples = search.n_samples_fit_
     rng = check_random_state(search.random_state)
@@ -153,9 +158,13 @@ def check_recall(search, n_neighbors, at_least, progress):
     progress.update(len(queries))
     kth = _kth_smallest(pairs, len(queries), n_neighbors)
     within_kth = np.cumsum(_among(pairs, kth, candidates, n_samples), axis=1)
-    per_query = np.minimum(within_kth[:, grid - 1], n_neighbors) / n_neighbors
+    if all_ties:
+        n_true = np.bincount(pairs[0][pairs[2] <= kth[pairs[0]]], minlength=len(queries))
+        per_query = within_kth[:, grid - 1] / np.maximum(n_true, 1)[:, None]
+    else:
+        per_query = np.minimum(within_kth[:, grid - 1], n_neighbors) / n_neighbors
     calibration = _radius_calibration(search, query_embedding, pairs, limits)
-    return RecallCheck(grid, per_query, n_neighbors, calibration)
+    return RecallCheck(grid, per_query, n_neighbors, calibration, all_ties)
 
 
 def _limits(search, items, candidates, n_neighbors):

@@ -4,6 +4,7 @@ import numpy as np
 from sklearn.base import RegressorMixin, _fit_context
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
+from ._state_lock import reads_fitted_state, writes_fitted_state
 from ._supervised import SupervisedFilterRefineBase
 
 
@@ -147,6 +148,7 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
         self._y = _check_targets(y)
         return self._fit(X)
 
+    @writes_fitted_state
     def partial_fit(self, X, y):
         """Append items with targets without refitting the embedder.
 
@@ -174,6 +176,7 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
         self._y = np.concatenate([self._y, y])
         return self
 
+    @reads_fitted_state
     def predict(self, X=None):
         """Weighted mean target of the neighbors of each query.
 

@@ -52,6 +52,9 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         "ties": [StrOptions({"include", "index"})],
     }
 
+    def _needs_all_ties(self):
+        return self.ties == "include"
+
     def _voters(self, X):
         """Indices of the voting neighbors and their weights, padded rows.
 

@@ -13,6 +13,7 @@ from ..utils import take_items
 from ._base import FilterRefineBase
 from ._batching import QUERY_BATCH_SIZE, batches, short_strings
 from ._exact import bounded_items
+from ._state_lock import reads_fitted_state, writes_fitted_state
 
 
 class FilterRefineNeighbors(FilterRefineBase):
@@ -206,13 +207,16 @@ class FilterRefineNeighbors(FilterRefineBase):
             Fitted estimator.
         """
         self._resolve_metric()
-        self._fit(self._validate_X(X, reset=True))
+        return self._fit(self._validate_X(X, reset=True))
+
+    def _fit_n_candidates(self):
+        super()._fit_n_candidates()
         if self._recall_check is not None:
             self.radius_calibration_ = self._recall_check.radius_calibration
         elif self.n_candidates_ >= self.n_samples_fit_ - 1:
             self.radius_calibration_ = np.zeros((0, 2))  # brute force: verify every item
-        return self
 
+    @writes_fitted_state
     def partial_fit(self, X, y=None):
         """Append items to the fitted base without refitting the embedder.
 
@@ -235,6 +239,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         """
         return self._partial_fit(self._check_partial_fit(X))
 
+    @reads_fitted_state
     def radius_neighbors(self, X=None, radius=None, return_distance=True, sort_results=False):
         """Items within ``radius`` of each query under the exact metric.
 
@@ -337,6 +342,7 @@ class FilterRefineNeighbors(FilterRefineBase):
             threshold = thresholds[-1] * radius / max(radii[-1], 1e-12)
         return self.radius_blowup * threshold
 
+    @reads_fitted_state
     def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity", sort_results=False):
         """Sparse graph of the items within ``radius`` of each query.
 

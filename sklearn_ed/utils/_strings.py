@@ -157,8 +157,16 @@ def _check_objects(X, name, allow_empty):
     return array
 
 
+# pandas' missing-value markers, named so that pandas need not be imported.
+_MISSING_TYPES = ("NAType", "NaTType")
+
+
 def _raise_not_a_string(item, index, name):
-    if item is None or (isinstance(item, numbers.Real) and item != item):
+    if (
+        item is None
+        or (isinstance(item, numbers.Real) and item != item)
+        or type(item).__name__ in _MISSING_TYPES
+    ):
         raise ValueError(
             f"{name}[{index}] is missing ({item!r}); every item must be a "
             "string. Drop or fill missing values before calling this method."
