@@ -2,8 +2,9 @@
 
 Subpackages sit in layers and import only from lower layers, through the
 lower subpackage's ``__init__`` and never an underscore name; module-level
-imports form no cycle; modules stay under 400 lines; no 6 lines of code are
-written twice.
+imports form no cycle; modules stay under 300 lines of code (docstrings,
+comments and blank lines not counted: a module's documentation is never
+squeezed to fit); no 6 lines of code are written twice.
 """
 
 import ast
@@ -24,7 +25,7 @@ graph = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(graph)
 
 PACKAGE = graph.PACKAGE
-MAX_LINES = 400
+MAX_CODE_LINES = 300
 WINDOW = 6
 
 
@@ -83,7 +84,34 @@ def test_module_level_imports_have_no_cycle():
     "path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE))
 )
 def test_modules_stay_short(path):
-    assert len(path.read_text().splitlines()) < MAX_LINES
+    assert len(_code_lines(path)) < MAX_CODE_LINES
+
+
+def _docstring_lines(tree):
+    """Line numbers of every module, class and function docstring."""
+    lines = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            lines.update(range(body[0].lineno, body[0].end_lineno + 1))
+    return lines
+
+
+def _code_lines(path, skipped=()):
+    """``(number, stripped line)`` of code: no blank line, comment or docstring."""
+    text = path.read_text()
+    skipped = set(skipped) | _docstring_lines(ast.parse(text))
+    return [
+        (number, line.strip())
+        for number, line in enumerate(text.splitlines(), 1)
+        if line.strip() and not line.strip().startswith("#") and number not in skipped
+    ]
 
 
 def _shareable_lines(path):
@@ -93,27 +121,13 @@ def _shareable_lines(path):
     are shared text by design), imports, and ``__init__`` methods, which
     scikit-learn requires to spell out and store every parameter.
     """
-    text = path.read_text()
     skipped = set()
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, (ast.Import, ast.ImportFrom)) or (
             isinstance(node, ast.FunctionDef) and node.name == "__init__"
         ):
             skipped.update(range(node.lineno, node.end_lineno + 1))
-        body = getattr(node, "body", None)
-        if (
-            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            skipped.update(range(body[0].lineno, body[0].end_lineno + 1))
-    return [
-        (number, line.strip())
-        for number, line in enumerate(text.splitlines(), 1)
-        if line.strip() and not line.strip().startswith("#") and number not in skipped
-    ]
+    return _code_lines(path, skipped)
 
 
 def test_no_code_is_written_twice():

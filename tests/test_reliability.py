@@ -290,3 +290,97 @@ def test_image_metrics_take_lists_and_validated_object_arrays():
     objects = np.empty(4, dtype=object)
     objects[:] = images
     np.testing.assert_array_equal(pairwise_distances(objects, metric="chamfer_image"), as_list)
+
+
+# ---------------------------------------------------------------- partial_fit
+def _letters(alphabet, n, seed):
+    rng = np.random.default_rng(seed)
+    return ["".join(rng.choice(list(alphabet), size=rng.integers(5, 12))) for _ in range(n)]
+
+
+def test_items_with_characters_unseen_at_fit_are_found_after_partial_fit():
+    latin = _letters("abcdefghijklmnop", 2_000, seed=0)
+    cyrillic = _letters("абвгдежзийклмноп", 2_000, seed=1)
+    search = FilterRefineNeighbors(n_neighbors=1, n_candidates=20, random_state=0).fit(latin)
+    with pytest.warns(UserWarning, match="refitted on all 4000 items"):
+        search.partial_fit(cyrillic)
+    distances, indices = search.kneighbors(cyrillic[:200])
+    np.testing.assert_array_equal(distances[:, 0], 0.0)
+    assert search.n_samples_fit_ == 4_000 and list(search._fit_X[2_000:2_005]) == cyrillic[:5]
+
+
+def test_partial_fit_rederives_the_candidate_count_and_the_estimate():
+    from sklearn_ed.datasets import load_english_words
+
+    words = list(load_english_words().data[:8_000])
+    # The first 50 words hold every letter the rest use: no refit, only growth.
+    first = words[:50] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    search = FilterRefineNeighbors(n_neighbors=5, random_state=0).fit(first)
+    assert search.estimated_recall_ == 1.0 and search.n_candidates_ == len(first)
+    search.partial_fit(words[50:])
+    queries = [word[:-1] for word in words[::40]]
+    exact = FilterRefineNeighbors(n_neighbors=5, exact=True).fit(search._fit_X)
+    truth = exact.kneighbors(queries)[0][:, -1]
+    found = search.kneighbors(queries)[0][:, -1]
+    measured = np.mean(found == truth)
+    assert search.n_candidates_ < search.n_samples_fit_
+    assert abs(search.estimated_recall_ - measured) < 3 * search.estimated_recall_se_ + 0.05
+
+
+def test_the_classifier_estimate_counts_every_tied_voter():
+    strings = _letters("abcdef", 2_000, seed=0)
+    labels = [s[0] for s in strings]
+    with pytest.warns(UserWarning, match="every item tied with the k-th counted"):
+        classifier = FilterRefineClassifier(n_neighbors=3, random_state=0).fit(strings, labels)
+    queries = _letters("abcdef", 200, seed=1)
+    exact = FilterRefineClassifier(n_neighbors=3, exact=True).fit(strings, labels)
+    agree = np.mean(classifier.predict(queries) == exact.predict(queries))
+    # The estimate no longer claims more than the votes deliver.
+    assert classifier.estimated_recall_ < classifier.target_recall
+    assert classifier.estimated_recall_ <= agree + 3 * classifier.estimated_recall_se_
+
+
+@pytest.mark.parametrize(
+    "strings", [[""] * 17, ["0", "1", "01", "10"] * 250], ids=["empty", "two characters"]
+)
+def test_the_automatic_q_fits_the_strings(strings):
+    search = FilterRefineNeighbors(n_neighbors=2, random_state=0).fit(strings)
+    brute = FilterRefineNeighbors(n_neighbors=2, n_candidates=1.0).fit(strings)
+    for got, expected in zip(search.kneighbors(["", "11"]), brute.kneighbors(["", "11"])):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_queries_never_see_a_half_added_base():
+    """Queries for the items being added: the index knew them before the item
+    list did, and a query in between failed on candidates outside the base."""
+    base = _letters("abcdefgh", 40_000, seed=0)
+    search = FilterRefineNeighbors(n_neighbors=1, n_candidates=5, random_state=0).fit(base[:20_000])
+    done, errors = [], []
+
+    def query():
+        while not done:
+            try:
+                search.kneighbors(base[-5_000:][::50])
+            except Exception as error:  # noqa: BLE001 - reported below
+                errors.append(error)
+                return
+
+    with ThreadPoolExecutor(2) as pool:
+        running = [pool.submit(query) for _ in range(2)]
+        for start in range(20_000, 40_000, 500):
+            search.partial_fit(base[start : start + 500])
+        done.append(True)
+        for future in running:
+            future.result()
+    assert not errors, errors[0]
+    np.testing.assert_array_equal(search.kneighbors(base[-3:])[0], 0.0)
+
+
+def test_messages_name_the_real_problem():
+    with pytest.raises(ValueError, match="fitted on 1 item: no other item"):
+        FilterRefineClassifier(n_neighbors=1).fit(["a"], [0]).predict()
+    grid = GridSearchCV(FilterRefineClassifier(), {"embedder__q": [2, 3]}, cv=2)
+    with pytest.raises(ValueError, match='embedder="auto" is chosen at fit'):
+        grid.fit(WORDS * 2, [0, 1] * 10)
+    with pytest.raises(ValueError, match=r"X\[1\] is missing"):
+        FilterRefineNeighbors().fit(["a", pd.NA, "b"])

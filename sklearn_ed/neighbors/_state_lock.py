@@ -18,34 +18,43 @@ _LOCKS_GUARD = threading.Lock()
 
 
 class _SharedExclusiveLock:
-    """Any number of readers, or one writer; the writer's thread may also read."""
+    """Any number of readers, or one writer. A waiting writer goes first: new
+    queries wait for it, so a stream of queries cannot starve ``partial_fit``.
+    A thread already reading may read again, and the writer's thread may
+    read (``partial_fit``'s own recall check queries the new base)."""
 
     def __init__(self):
         self._condition = threading.Condition()
         self._readers = 0
+        self._waiting_writers = 0
         self._writer = None
+        self._reading = threading.local()
 
-    def _mine(self):
-        return self._writer == threading.get_ident()
+    def _depth(self):
+        return getattr(self._reading, "depth", 0)
 
     def read(self, function, *args, **kwargs):
-        if self._mine():  # partial_fit's own recall check queries the new base
+        if self._writer == threading.get_ident() or self._depth():
             return function(*args, **kwargs)
         with self._condition:
-            self._condition.wait_for(lambda: self._writer is None)
+            self._condition.wait_for(lambda: self._writer is None and not self._waiting_writers)
             self._readers += 1
+        self._reading.depth = 1
         try:
             return function(*args, **kwargs)
         finally:
+            self._reading.depth = 0
             with self._condition:
                 self._readers -= 1
                 self._condition.notify_all()
 
     def write(self, function, *args, **kwargs):
-        if self._mine():
+        if self._writer == threading.get_ident():
             return function(*args, **kwargs)
         with self._condition:
+            self._waiting_writers += 1
             self._condition.wait_for(lambda: self._writer is None and self._readers == 0)
+            self._waiting_writers -= 1
             self._writer = threading.get_ident()
         try:
             return function(*args, **kwargs)

@@ -1,4 +1,4 @@
-"""The manifest's object tree: written from an estimator, checked, then built.
+"""The manifest's object tree, read back: checked whole, then built.
 
 Loading is two passes. :func:`check_tree` reads the whole tree before
 anything is constructed: every node's kind, its keys and their types, every
@@ -17,6 +17,7 @@ import threading
 import numpy as np
 
 from ._allowlist import CLASSES, FUNCTIONS, INDEXES, OBJECTS, TORCH_MODULES, current_name
+from ._manifest_writer import NUMERIC_KINDS, is_estimator
 
 # The keys of each kind of node, in the format's own words.
 NODE_KEYS = {
@@ -39,116 +40,6 @@ NODE_KEYS = {
 }
 # Nodes that hold only data: what keyword arguments and index states may be.
 _PLAIN = {"value", "scalar", "array", "strings", "object_array", "list", "tuple", "dict", "lock"}
-_NUMERIC_KINDS = "biuf"
-_LOCK_TYPE = type(threading.Lock())
-
-
-def _qualified(cls):
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-# ---------------------------------------------------------------------- write
-class Writer:
-    """Encodes an object tree; arrays and torch state_dicts are kept apart."""
-
-    def __init__(self):
-        self.arrays = {}
-        self.modules = {}
-
-    def _key(self, table, value):
-        key = f"a{len(self.arrays) + len(self.modules)}"
-        table[key] = value
-        return key
-
-    def encode(self, value):  # noqa: C901 - one branch per kind of value
-        if value is None or isinstance(value, (bool, int, float, str)):
-            return {"kind": "value", "value": value}
-        if isinstance(value, np.generic) and value.dtype.kind in _NUMERIC_KINDS + "b":
-            return {"kind": "scalar", "dtype": value.dtype.str, "value": value.item()}
-        if isinstance(value, np.ndarray):
-            return self._encode_array(value)
-        if isinstance(value, (list, tuple)):
-            return {"kind": type(value).__name__, "items": [self.encode(v) for v in value]}
-        if isinstance(value, dict):
-            if not all(isinstance(k, str) for k in value):
-                raise TypeError("only dicts with string keys can be saved")
-            return {"kind": "dict", "items": {k: self.encode(v) for k, v in value.items()}}
-        if isinstance(value, _LOCK_TYPE):
-            return {"kind": "lock"}
-        if isinstance(value, type) and issubclass(value, np.generic):
-            return {"kind": "numpy_type", "dtype": np.dtype(value).str}
-        name = _qualified(value) if isinstance(value, type) or inspect.isfunction(value) else None
-        if isinstance(value, type) and name in CLASSES:
-            return {"kind": "class", "class": name}
-        if inspect.isfunction(value) and name in FUNCTIONS:
-            return {"kind": "function", "name": name}
-        if isinstance(value, functools.partial) and not value.args:
-            return {
-                "kind": "partial",
-                "function": self.encode(value.func),
-                "keywords": self.encode(dict(value.keywords)),
-            }
-        name = _qualified(type(value))
-        if name in TORCH_MODULES:
-            return self._encode_module(value)
-        if name in INDEXES:
-            state = value.__getstate__()  # the engine index as bytes, no locks
-            engine = state.pop("_index")
-            return {
-                "kind": "index",
-                "class": name,
-                "state": self.encode(state),
-                "engine": self._key(self.arrays, engine),
-            }
-        if name in OBJECTS:
-            return {"kind": "object", "class": name, "state": self.encode(_object_state(value))}
-        raise TypeError(
-            f"cannot save a {name}: sklearn_ed.save writes only arrays, plain values and "
-            "the sklearn-ed classes that sklearn_ed.load builds. Use pickle for estimators "
-            "holding other objects."
-        )
-
-    def _encode_array(self, array):
-        if array.dtype.kind in _NUMERIC_KINDS + "bc":
-            return {"kind": "array", "key": self._key(self.arrays, np.ascontiguousarray(array))}
-        if array.ndim == 1 and all(isinstance(item, str) for item in array):
-            encoded = [item.encode("utf-8", "surrogatepass") for item in array]
-            lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
-            return {
-                "kind": "strings",
-                "data": self._key(self.arrays, np.frombuffer(b"".join(encoded), dtype=np.uint8)),
-                "lengths": self._key(self.arrays, lengths),
-            }
-        if array.dtype != object:
-            raise TypeError(f"cannot save an array of dtype {array.dtype}")
-        return {
-            "kind": "object_array",
-            "shape": list(array.shape),
-            "items": [self.encode(item) for item in array.ravel()],
-        }
-
-    def _encode_module(self, module):
-        return {
-            "kind": "torch_module",
-            "class": _qualified(type(module)),
-            "init_args": self.encode(module.init_args),
-            "training": module.training,
-            "state": self._key(self.modules, module.state_dict()),
-        }
-
-
-def _is_estimator(obj):
-    from sklearn.base import BaseEstimator
-
-    return isinstance(obj, BaseEstimator)
-
-
-def _object_state(value):
-    if hasattr(value, "__getstate__") and not _is_estimator(value):
-        state = value.__getstate__()
-        if isinstance(state, dict):
-            return state
-    return dict(vars(value))
 
 
 # ---------------------------------------------------------------------- check
@@ -175,7 +66,7 @@ def _numeric_dtype(dtype, path):
         parsed = np.dtype(dtype) if isinstance(dtype, str) else None
     except TypeError:
         parsed = None
-    if parsed is None or parsed.kind not in _NUMERIC_KINDS + "bc":
+    if parsed is None or parsed.kind not in NUMERIC_KINDS + "bc":
         raise ManifestError(path, f"{dtype!r} is not a numeric dtype")
     return parsed
 
@@ -363,7 +254,7 @@ class Builder:
             return index
         obj = object.__new__(_lookup(OBJECTS, node["class"], "", "class"))
         state = self.build(node["state"])
-        if hasattr(obj, "__setstate__") and not _is_estimator(obj):
+        if hasattr(obj, "__setstate__") and not is_estimator(obj):
             obj.__setstate__(state)
         else:
             obj.__dict__.update(state)

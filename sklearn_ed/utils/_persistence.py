@@ -22,7 +22,8 @@ import os
 
 import numpy as np
 
-from ._manifest import Builder, Checker, ManifestError, Writer
+from ._manifest import Builder, Checker, ManifestError
+from ._manifest_writer import Writer
 
 FORMAT_VERSION = 2
 # Version 1 (sklearn-ed 0.1 and 0.2.dev) always wrote both files and no tree hash.
