@@ -424,6 +424,7 @@ RUNS = [
         docs="benchmarks/triplet",
         needs="triplet_italy",
     ),
+    Run("triplet_seeds", "bench_triplet_seeds", "", minutes=15, docs="benchmarks/triplet"),
     Run(
         "triplet_tuning_pig",
         "bench_triplet_tuning",
