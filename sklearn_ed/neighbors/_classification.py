@@ -45,7 +45,9 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
     n_candidates : "auto", int or float, default="auto"
         Candidates refined per query (count, fraction of the fitted set, or
         "auto": the smallest count reaching ``target_recall`` on the recall
-        check; see :class:`FilterRefineNeighbors`).
+        check; see :class:`FilterRefineNeighbors`). With ``ties="include"``
+        the check counts every item tied at the k-th distance, since each
+        of them votes: strings whose distances tie often need more candidates.
     target_recall : float in (0, 1], default=0.95
         Recall the filter should reach; fit warns when the estimate is below.
     check_recall : bool, default=True

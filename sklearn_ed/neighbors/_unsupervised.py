@@ -223,7 +223,11 @@ class FilterRefineNeighbors(FilterRefineBase):
         The new items are embedded by the fitted ``embedder_`` and added to
         the index; they get the next indices. With ``filter_algorithm="brute"``
         ``fit(A).partial_fit(B)`` answers queries exactly as a fit on A + B
-        with the same fitted embedder.
+        with the same fitted embedder. Items with characters the fitted base
+        lacked make a q-gram or CGK embedder refit on the whole base (with a
+        warning); a base grown by half since the recall check runs the check
+        again (see the user guide, "Adding items"). Queries from other
+        threads see the base before or after the addition, never during it.
 
         Parameters
         ----------
