@@ -163,3 +163,41 @@ def test_the_architecture_page_names_every_subpackage():
     page = (ROOT / "docs" / "architecture.rst").read_text()
     named = set(re.findall(r"``sklearn_ed\.(\w+)``", page))
     assert set(graph.LAYERS) <= named
+
+
+# Class-level declarations scikit-learn itself shares between classes, and
+# the standard library's frame access; every other read of another object's
+# private attribute is coupling to its layout.
+_SHARED_PRIVATE_NAMES = {"_parameter_constraints", "_getframe"}
+
+
+def _private_reads(path):
+    """``(line, expression)`` of each read of another object's private attribute."""
+    reads = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and node.attr not in _SHARED_PRIVATE_NAMES
+        ):
+            continue
+        owner = node.value
+        if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+            continue
+        if isinstance(owner, ast.Call) and getattr(owner.func, "id", None) == "super":
+            continue
+        reads.append((node.lineno, ast.unparse(node)))
+    return reads
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(p for p in PACKAGE.rglob("*.py") if p.parent.name != "neighbors"),
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_no_module_reads_another_objects_private_state(path):
+    """Outside neighbors/, whose estimators delegate to their FittedSearch, code
+    talks to other objects through public attributes and methods only (the
+    recall check, exact search, scorers and Dask shards use the search's)."""
+    assert _private_reads(path) == []

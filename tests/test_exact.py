@@ -91,11 +91,13 @@ def test_deletion_index_is_kept_for_short_strings_only():
     # Without exact=True no index is built: it is only used by exact search.
     words = ["kitten", "sitting", "mitten", "bitten"] * 3
     assert (
-        FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2).fit(words)._near
+        FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2)
+        .fit(words)
+        .search_.near
         is None
     )
     exact = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2, exact=True)
-    assert exact.fit(words)._near is not None
+    assert exact.fit(words).search_.near is not None
     with pytest.raises(ValueError, match=r"limits must be in \[0, 2\]"):
         DeletionIndex(["kitten"]).within(["kitten"], [3])
 
@@ -114,7 +116,7 @@ def test_exact_nearest_word_of_misspellings_verifies_few_items():
     np.testing.assert_array_equal(distances, expected_distances)
     # Most misspellings are within 2 edits of their word: the deletion index
     # answers them from a handful of items, without the filter.
-    answered, _, verified = answer_near(search, check_strings(queries), 1, None)
+    answered, _, verified = answer_near(search.search_, check_strings(queries), 1, None)
     assert len(answered) > 0.9 * len(queries)
     assert np.median(verified) < 50
 

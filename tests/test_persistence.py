@@ -118,7 +118,7 @@ def test_unicode_and_surrogate_free_strings_survive(tmp_path):
     words = ["", "naïve", "日本語", "e\u0301", "plain"]
     search = FilterRefineNeighbors(n_neighbors=2, random_state=0).fit(words)
     restored = load(search.save(tmp_path / "u"))
-    assert list(restored._fit_X) == words
+    assert list(restored.search_.items) == words
 
 
 @pytest.fixture
@@ -171,3 +171,21 @@ def test_objects_outside_the_libraries_cannot_be_saved(families, tmp_path):
     ).fit(strings)
     with pytest.raises(TypeError, match="Use pickle"):
         save(search, tmp_path / "lambda")
+
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+@pytest.mark.parametrize("name", ["qgram_exact", "cgk_hnsw", "classifier"])
+def test_directories_saved_by_format_1_load_and_answer_as_they_did(name):
+    """Saved by the code of commit 648fc0c (format 1, before the fitted
+    search object), with that code's answers."""
+    with open(os.path.join(DATA, "format1_answers.json")) as file:
+        answers = json.load(file)
+    restored = load(os.path.join(DATA, f"format1_{name}"))
+    assert restored.search_.n_items == restored.n_samples_fit_ == 120
+    if name == "classifier":
+        np.testing.assert_array_equal(restored.predict_proba(answers["queries"]), answers[name])
+    else:
+        for got, expected in zip(restored.kneighbors(answers["queries"]), answers[name]):
+            np.testing.assert_array_equal(got, expected)

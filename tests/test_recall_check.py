@@ -88,8 +88,8 @@ def test_check_can_be_turned_off(reads):
     assert search.n_candidates_ == 50 and np.isnan(search.estimated_recall_)
     with pytest.raises(ValueError, match='n_candidates="auto" picks .* set check_recall=True'):
         FilterRefineNeighbors(check_recall=False).fit(base)
-    with pytest.raises(ValueError, match="radius calibration"):
-        search.radius_neighbors(base[:2], radius=10)
+    # The radius calibration is a fit step of its own: radius queries still work.
+    assert len(search.radius_calibration_) and len(search.radius_neighbors(base[:2], radius=10)[1])
 
 
 @pytest.mark.parametrize("target", [0, -0.1, 1.5, np.nan])
@@ -104,7 +104,7 @@ def test_radius_on_long_strings_finds_its_neighbors(reads, n_neighbors):
     # the tenth-neighbor distance: the calibration must extrapolate safely.
     base, queries, exact = reads
     search = FilterRefineNeighbors(n_neighbors=n_neighbors, random_state=0).fit(base)
-    assert search._bound is None  # the calibrated embedding threshold, not the bound
+    assert search.search_.bound is None  # the calibrated embedding threshold, not the bound
     for radius in np.percentile(np.sort(exact, axis=1)[:, [0, 4, 9, 19]], 50, axis=0):
         _, indices = search.radius_neighbors(queries, radius=radius)
         truth = [np.flatnonzero(row <= radius) for row in exact]

@@ -306,7 +306,9 @@ def test_items_with_characters_unseen_at_fit_are_found_after_partial_fit():
         search.partial_fit(cyrillic)
     distances, indices = search.kneighbors(cyrillic[:200])
     np.testing.assert_array_equal(distances[:, 0], 0.0)
-    assert search.n_samples_fit_ == 4_000 and list(search._fit_X[2_000:2_005]) == cyrillic[:5]
+    assert (
+        search.n_samples_fit_ == 4_000 and list(search.search_.items[2_000:2_005]) == cyrillic[:5]
+    )
 
 
 def test_partial_fit_rederives_the_candidate_count_and_the_estimate():
@@ -319,7 +321,7 @@ def test_partial_fit_rederives_the_candidate_count_and_the_estimate():
     assert search.estimated_recall_ == 1.0 and search.n_candidates_ == len(first)
     search.partial_fit(words[50:])
     queries = [word[:-1] for word in words[::40]]
-    exact = FilterRefineNeighbors(n_neighbors=5, exact=True).fit(search._fit_X)
+    exact = FilterRefineNeighbors(n_neighbors=5, exact=True).fit(search.search_.items)
     truth = exact.kneighbors(queries)[0][:, -1]
     found = search.kneighbors(queries)[0][:, -1]
     measured = np.mean(found == truth)
@@ -384,3 +386,19 @@ def test_messages_name_the_real_problem():
         grid.fit(WORDS * 2, [0, 1] * 10)
     with pytest.raises(ValueError, match=r"X\[1\] is missing"):
         FilterRefineNeighbors().fit(["a", pd.NA, "b"])
+
+
+def test_radius_search_does_not_depend_on_the_recall_check():
+    """The calibration is its own fit step: check_recall=False keeps radius queries."""
+    from _testing import mutate, random_strings
+
+    rng = np.random.default_rng(0)
+    base = [mutate(s, int(rng.integers(0, 4)), rng) for s in random_strings(300, (80, 120))]
+    base += [mutate(s, 2, rng) for s in base]
+    search = FilterRefineNeighbors(n_candidates=50, check_recall=False, random_state=0).fit(base)
+    assert len(search.radius_calibration_) > 0
+    brute = FilterRefineNeighbors(n_candidates=1.0, check_recall=False).fit(base)
+    got = search.radius_neighbors(base[:50], radius=4, sort_results=True)[1]
+    expected = brute.radius_neighbors(base[:50], radius=4, sort_results=True)[1]
+    found = sum(len(set(g) & set(e)) for g, e in zip(got, expected))
+    assert found >= 0.95 * sum(map(len, expected))

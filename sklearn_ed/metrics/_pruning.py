@@ -3,6 +3,9 @@
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+# Queries searched at once (bounds the candidate matrices, as kneighbors does).
+_BATCH = 2048
+
 
 def pruned_fraction(estimator, X=None, n_neighbors=None):
     """Share of the base items a ``kneighbors`` call never compared exactly.
@@ -41,7 +44,22 @@ def pruned_fraction(estimator, X=None, n_neighbors=None):
     0.5
     """
     check_is_fitted(estimator)
-    verified = []
-    estimator._kneighbors(X, n_neighbors, verified=verified)
-    counts = np.concatenate(verified) if verified else np.zeros(0)
-    return float(1.0 - counts.mean() / estimator.n_samples_fit_) if counts.size else 0.0
+    search = estimator.search_
+    if X is None:
+        queries, exclude = search.items, np.arange(search.n_items)
+    else:
+        queries, exclude = search.check_queries(X), None
+    k = estimator.n_neighbors if n_neighbors is None else n_neighbors
+    n_candidates = min(estimator.n_candidates_, search.n_items - (exclude is not None))
+    counts = [
+        search.kneighbors(
+            queries[start : start + _BATCH],
+            k,
+            n_candidates,
+            None if exclude is None else exclude[start : start + _BATCH],
+            exact=estimator.exact,
+        )[1]
+        for start in range(0, len(queries), _BATCH)
+    ]
+    counts = np.concatenate(counts) if counts else np.zeros(0)
+    return float(1.0 - counts.mean() / search.n_items) if counts.size else 0.0

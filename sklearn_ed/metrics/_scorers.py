@@ -44,11 +44,12 @@ def _within_fold_matrices(embedder, X, metric, n_jobs):
 
 def _query_base_matrices(search, X, n_jobs):
     """Exact and embedding distances from held-out queries to the fitted base."""
-    queries = search._validate_X(X, reset=False)
-    exact = pairwise_distances(
-        queries, search._fit_X, metric=search._metric_spec, n_jobs=n_jobs
-    ).astype(np.float64)
-    embedded = embedder_pairwise_distances(search.embedder_, queries, search._fit_X)
+    fitted = search.search_
+    queries = fitted.check_queries(X)
+    exact = pairwise_distances(queries, fitted.items, metric=fitted.metric, n_jobs=n_jobs).astype(
+        np.float64
+    )
+    embedded = embedder_pairwise_distances(fitted.embedder, queries, fitted.items)
     return exact, embedded
 
 
@@ -92,9 +93,10 @@ class TopKRecallScorer(_NeighborScorer):
 
     def _returned_recall(self, search, X):
         """Share of the exact top-k among the k neighbors the estimator returns."""
-        queries = search._validate_X(X, reset=False)
+        fitted = search.search_
+        queries = fitted.check_queries(X)
         exact = pairwise_distances(
-            queries, search._fit_X, metric=search._metric_spec, n_jobs=self.n_jobs
+            queries, fitted.items, metric=fitted.metric, n_jobs=self.n_jobs
         ).astype(np.float64)
         k = min(self.k, search.n_samples_fit_)
         kth = np.partition(exact, k - 1, axis=1)[:, k - 1]

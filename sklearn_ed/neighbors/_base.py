@@ -23,20 +23,17 @@ from ..distances import (
 from ..embedding import CGKEmbedder, QGramEmbedder
 from ..index import (
     INDEX_ALGORITHMS,
-    embed_for_index,
     embedding_spec,
-    make_index,
 )
-from ..utils import Alphabet, check_items, take_items, to_code_points
+from ..utils import Alphabet, check_items, to_code_points
 from ._auto import choose_embedder
 from ._batching import (
-    FIT_BATCH_SIZE,
-    batches,
     concat_items,
 )
 from ._exact import check_lower_bound
 from ._kneighbors import KNeighborsMixin
 from ._recall_check import check_recall, low_recall_advice, sample_size
+from ._search import FittedSearch
 
 # The recall check runs again once partial_fit has grown the base by this share.
 _RECHECK_GROWTH = 0.5
@@ -103,11 +100,22 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
                 'n_candidates="auto" picks the candidate count from the recall check; '
                 "set check_recall=True, or give n_candidates as a count or a fraction."
             )
-        self._fit_X = X
         self.n_samples_fit_ = len(X)
         embedder = self._make_embedder(X)
-        self.index_ = None
         self._log(f"embedder: {type(embedder).__name__}; filter index: {self.filter_algorithm}")
+        self.search_ = FittedSearch(
+            self._metric_spec,
+            embedder,
+            {
+                "algorithm": self.filter_algorithm,
+                "params": self.index_params,
+                "random_state": self.random_state,
+                "n_jobs": self.n_jobs,
+            },
+            with_bound=self._needs_bound(X),
+            with_near=self.exact,
+            n_jobs=self.n_jobs,
+        )
         if getattr(embedder, "embedding_metric", None) == "cosine" and hasattr(
             embedder, "fit_transform"
         ):
@@ -115,15 +123,23 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
             # the base fits the embedder and embeds it (fit, then transform,
             # would read the text twice). A FrozenEstimator has no
             # fit_transform: it is only transformed.
-            self.embedder_ = embedder
-            self._add_embedding(embedder.fit_transform(X), len(X))
+            self.search_.add(X, embedding=embedder.fit_transform(X))
         else:
-            self.embedder_ = embedder.fit(X, None)
-            self._add_to_index(X, desc="embed and index")
+            embedder.fit(X, None)
+            with self._progress(len(X), "embed and index") as progress:
+                self.search_.add(X, progress=progress)
+        self.embedder_ = embedder
         self.embedding_metric_ = embedding_spec(self.embedder_).metric
-        self._fit_bound()
         self._fit_n_candidates()
         return self
+
+    @property
+    def index_(self):
+        """The filter's vector index (``search_.index``)."""
+        return self.search_.index
+
+    def _embed(self, X):
+        return self.search_.embed(X)
 
     def _log(self, message):
         if self.verbose:
@@ -167,7 +183,15 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
             self.n_candidates_ = fixed
             return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
         with self._progress(sample_size(k), "recall check (exact brute force)") as progress:
-            check = check_recall(self, k, fixed or 0, progress, self._needs_all_ties())
+            check = check_recall(
+                self.search_,
+                k,
+                fixed or 0,
+                progress,
+                random_state=self.random_state,
+                radius=getattr(self, "radius", 0.0),
+                all_ties=self._needs_all_ties(),
+            )
         self._recall_check = check
         self.recall_curve_ = np.column_stack([check.grid, check.recall(), check.standard_error()])
         chosen = fixed if fixed is not None else check.smallest_reaching(self.target_recall)
@@ -197,38 +221,8 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
         recall check then counts them all)."""
         return False
 
-    def _fit_bound(self):
-        """The metric's lower bound over the base, where a search needs it, and
-        with ``exact=True`` its lookup of near items (if it declares one)."""
-        spec = self._metric_spec
-        self._bound = spec.lower_bound(self._fit_X) if self._needs_bound() else None
-        near = spec.near_lookup if self.exact else None
-        self._near = near(self._fit_X) if near is not None else None
-
-    def _needs_bound(self):
+    def _needs_bound(self, X):
         return self.exact
-
-    def _add_to_index(self, X, desc="embed and index"):
-        """Embed ``X`` batch by batch and append it to the index (built at first)."""
-        with self._progress(len(X), desc) as progress:
-            for rows in batches(len(X), FIT_BATCH_SIZE):
-                batch = take_items(X, np.arange(rows.start, rows.stop))
-                self._add_embedding(self._embed(batch), len(X))
-                progress.update(len(batch))
-
-    def _add_embedding(self, embedding, n_items):
-        """Append embedded items to the index, built for ``n_items`` at the first call."""
-        if self.index_ is None:
-            self.index_ = make_index(
-                self.filter_algorithm,
-                embedding_spec(self.embedder_),
-                n_items=n_items,
-                n_features=embedding.shape[1],
-                params=self.index_params,
-                random_state=self.random_state,
-                n_jobs=self.n_jobs,
-            )
-        self.index_.add(embedding)
 
     def _partial_fit(self, X):
         """Append validated items to the fitted base (the embedder stays as fitted).
@@ -252,11 +246,10 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=5,  # partial_fit, its lock's wrapper and call, _partial_fit
             )
-            return self._fit(concat_items(self._fit_X, X))
-        self._add_to_index(X, desc="embed and add")
-        self._fit_X = concat_items(self._fit_X, X)
-        self.n_samples_fit_ = len(self._fit_X)
-        self._fit_bound()
+            return self._fit(concat_items(self.search_.items, X))
+        with self._progress(len(X), "embed and add") as progress:
+            self.search_.add(X, progress=progress)
+        self.n_samples_fit_ = self.search_.n_items
         checked = getattr(self, "_n_samples_checked", self.n_samples_fit_)
         if unseen.size or self.n_samples_fit_ >= (1 + _RECHECK_GROWTH) * checked:
             self._fit_n_candidates()
@@ -304,8 +297,33 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
             )
         return clone(self.embedder)
 
-    def _embed(self, X):
-        return embed_for_index(self.embedder_, X)
+    @classmethod
+    def _upgrade_saved_state(cls, state):
+        """The state of an estimator saved before the fitted search object
+        (sklearn-ed 0.1 and format 1), with its parts gathered into one."""
+        if "index_" not in state or "search_" in state:
+            return state
+        state = dict(state)
+        state["search_"] = FittedSearch.restore(
+            state["_metric_spec"],
+            state["embedder_"],
+            {
+                "algorithm": state["filter_algorithm"],
+                "params": state["index_params"],
+                "random_state": state["random_state"],
+                "n_jobs": state["n_jobs"],
+            },
+            state.pop("_fit_X"),
+            state.pop("index_"),
+            with_bound=state.pop("_bound", None) is not None,
+            with_near=state.pop("_near", None) is not None,
+            n_jobs=state["n_jobs"],
+            radius_calibration=state.get("radius_calibration_"),
+        )
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(self._upgrade_saved_state(state))
 
     def set_params(self, **params):
         """Set parameters; ``embedder__*`` needs an embedder object, not "auto".

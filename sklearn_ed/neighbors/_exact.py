@@ -24,16 +24,16 @@ _TOGETHER_WIDTH = 4096
 def bounded_items(search, queries, limits, exclude, skip=None):
     """Per query: items whose lower bound is at most its limit, and their bounds.
 
-    ``search`` is a fitted FilterRefine estimator with ``exact=True``. The
+    ``search`` is a :class:`FittedSearch` holding the metric's bound. The
     excluded item ``exclude[i]`` and the already refined ``skip[i]`` are left
     out.
     """
     found = []
-    step = max(1, _BOUND_BLOCK // max(search.n_samples_fit_, 1))
+    step = max(1, _BOUND_BLOCK // max(search.n_items, 1))
     for start in range(0, len(queries), step):
         rows = np.arange(start, min(start + step, len(queries)))
-        within = search._bound.within(take_items(queries, rows), limits[rows])
-        found.extend(_drop_known(within, rows, skip, exclude, search.n_samples_fit_))
+        within = search.within_bound(take_items(queries, rows), limits[rows])
+        found.extend(_drop_known(within, rows, skip, exclude, search.n_items))
     return found
 
 
@@ -64,10 +64,10 @@ def answer_near(search, queries, k, exclude):
     """
     none = np.empty(0, dtype=np.int64)
     unanswered = none, (np.empty((0, k)), np.empty((0, k), dtype=np.int64)), none
-    if search._near is None:
+    if search.near is None:
         return unanswered
-    radius = search._near.depth
-    near = [items for items, _ in search._near.within(queries, np.full(len(queries), radius))]
+    radius = search.near.depth
+    near = [items for items, _ in search.near.within(queries, np.full(len(queries), radius))]
     if exclude is not None:
         near = [items[items != exclude[row]] for row, items in enumerate(near)]
     sizes = np.array([len(items) for items in near], dtype=np.int64)
@@ -103,16 +103,7 @@ def _exact_to_lists(search, queries, rows, items, cutoffs):
     """Query ``rows[i]``'s exact distances to ``items[i]`` (``inf`` beyond its cut-off),
     with the padded item rows (``-1``: an empty slot)."""
     block = _padded(items)
-    exact = candidate_distances(
-        take_items(queries, rows),
-        search._fit_X,
-        block,
-        search._metric_spec,
-        score_cutoff=cutoffs,
-        check_input=False,
-        n_jobs=search.n_jobs,
-    )
-    return block, exact
+    return block, search.distances(take_items(queries, rows), block, cutoffs)
 
 
 def _padded(lists):
@@ -179,9 +170,9 @@ def _verify_row(search, query, items, bounds, distances, indices):
             break
         exact = candidate_distances(
             [query],
-            search._fit_X,
+            search.items,
             block[None, :],
-            search._metric_spec,
+            search.metric,
             score_cutoff=distances[-1:],
             check_input=False,
         )[0]

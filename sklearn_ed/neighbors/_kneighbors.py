@@ -13,11 +13,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils.validation import check_is_fitted
 
-from ..distances import candidate_distances
-from ..index import sort_by_value
 from ..utils import take_items
-from ._batching import QUERY_BATCH_SIZE, batches, short_strings
-from ._exact import answer_near, verify_bounded
+from ._batching import QUERY_BATCH_SIZE, batches
 from ._state_lock import reads_fitted_state
 
 
@@ -44,7 +41,7 @@ class KNeighborsMixin:
     def _queries(self, X):
         """Validated queries and the self index to exclude (``None`` for new queries)."""
         if X is None:
-            return self._fit_X, np.arange(self.n_samples_fit_)
+            return self.search_.items, np.arange(self.n_samples_fit_)
         return self._validate_X(X, reset=False), None
 
     @reads_fitted_state
@@ -104,73 +101,14 @@ class KNeighborsMixin:
             for rows in batches(len(queries), QUERY_BATCH_SIZE):
                 batch = take_items(queries, np.arange(rows.start, rows.stop))
                 batch_exclude = None if exclude is None else exclude[rows]
-                counts = np.zeros(len(batch), dtype=np.int64)
-                rest = np.arange(len(batch))
-                if self.exact:
-                    near, found, counts[near] = answer_near(self, batch, n_neighbors, batch_exclude)
-                    distances[rows.start + near], indices[rows.start + near] = found
-                    rest = np.setdiff1d(rest, near)
-                if rest.size:
-                    found, counts[rest] = self._filter_and_refine(
-                        take_items(batch, rest),
-                        None if batch_exclude is None else batch_exclude[rest],
-                        n_candidates,
-                        n_neighbors,
-                    )
-                    distances[rows.start + rest], indices[rows.start + rest] = found
+                found, counts = self.search_.kneighbors(
+                    batch, n_neighbors, n_candidates, batch_exclude, exact=self.exact
+                )
+                distances[rows], indices[rows] = found
                 if verified is not None:
                     verified.append(counts)
                 progress.update(len(batch))
         return distances, indices
-
-    def _filter_and_refine(self, batch, exclude, n_candidates, n_neighbors):
-        """Top-``n_neighbors`` of a batch, and the exact distances it took per query."""
-        _, candidates = self.index_.search(self._embed(batch), n_candidates, exclude=exclude)
-        found = self._refine(batch, candidates, n_neighbors)
-        counts = (candidates >= 0).sum(axis=1)
-        if self.exact:
-            found, extra = verify_bounded(self, batch, *found, candidates, exclude)
-            counts = counts + extra
-        return found, counts
-
-    def _refine(self, queries, candidates, n_neighbors):
-        """Exact distances to the candidates; keep the best ``n_neighbors``."""
-        spec = self._metric_spec
-        if (
-            spec.supports_cutoff
-            and candidates.shape[1] > n_neighbors
-            and not short_strings(queries)
-        ):
-            # The best-embedded n_neighbors candidates bound the k-th distance;
-            # rapidfuzz abandons the remaining pairs as soon as they exceed it.
-            head = candidate_distances(
-                queries,
-                self._fit_X,
-                candidates[:, :n_neighbors],
-                spec,
-                n_jobs=self.n_jobs,
-                check_input=False,
-            )
-            tail = candidate_distances(
-                queries,
-                self._fit_X,
-                candidates[:, n_neighbors:],
-                spec,
-                score_cutoff=head.max(axis=1),
-                n_jobs=self.n_jobs,
-                check_input=False,
-            )
-            exact = np.hstack([head, tail])
-        else:
-            exact = candidate_distances(
-                queries, self._fit_X, candidates, spec, n_jobs=self.n_jobs, check_input=False
-            )
-        by_index = np.argsort(candidates, axis=1)
-        indices, distances = sort_by_value(
-            np.take_along_axis(candidates, by_index, axis=1),
-            np.take_along_axis(exact, by_index, axis=1),
-        )
-        return distances[:, :n_neighbors], indices[:, :n_neighbors]
 
     @reads_fitted_state
     def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):

@@ -17,12 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ..distances import (
-    candidate_distances,
-    pairwise_distances_within,
-    ragged_candidate_distances,
-)
-from ..index import paired_embedding_distances
+from ..distances import pairwise_distances_within
+from ..index import embedding_spec, paired_embedding_distances
 from ..utils import take_items
 from ._exact import bounded_items
 
@@ -135,26 +131,24 @@ def low_recall_advice(check, k, n_candidates, fixed, target, embedder_name):
     )
 
 
-def check_recall(search, n_neighbors, at_least, progress, all_ties=False):
-    """Run the check on a fitted FilterRefine estimator (see the module docstring).
+def check_recall(
+    search, n_neighbors, at_least, progress, *, random_state, radius=0.0, all_ties=False
+):
+    """Run the check on a :class:`FittedSearch` (see the module docstring).
 
     ``at_least`` is a candidate count the grid must contain (a fixed
     ``n_candidates``); ``progress`` a tqdm-like bar advanced per pseudo-query.
     ``all_ties``: the search needs every item tied at the k-th distance, not
     any k of them (a classifier voting with ``ties="include"``), so a query's
     recall is the share of all the items within its k-th distance found.
+    ``radius``: the default radius of radius queries, within which the
+    calibration must know every pair.
     """
-    n_samples = search.n_samples_fit_
-    rng = check_random_state(search.random_state)
-    queries = np.sort(
-        rng.choice(n_samples, size=min(sample_size(n_neighbors), n_samples), replace=False)
-    )
+    n_samples = search.n_items
     grid = candidate_grid(n_neighbors, n_samples - 1, at_least)
-    items = take_items(search._fit_X, queries)
-    query_embedding = search._embed(items)
-    _, candidates = search.index_.search(query_embedding, int(grid[-1]), exclude=queries)
-    limits = _limits(search, items, candidates, n_neighbors)
-    pairs = _pairs_within_limits(search, items, queries, limits)
+    queries, query_embedding, candidates, limits, pairs = _sampled_pairs(
+        search, n_neighbors, int(grid[-1]), random_state, radius
+    )
     progress.update(len(queries))
     kth = _kth_smallest(pairs, len(queries), n_neighbors)
     within_kth = np.cumsum(_among(pairs, kth, candidates, n_samples), axis=1)
@@ -167,7 +161,32 @@ def check_recall(search, n_neighbors, at_least, progress, all_ties=False):
     return RecallCheck(grid, per_query, n_neighbors, calibration, all_ties)
 
 
-def _limits(search, items, candidates, n_neighbors):
+def calibrate_radius(search, n_neighbors, *, random_state, radius=0.0):
+    """The radius calibration alone, from the check's sample (when no check runs)."""
+    n_first = max(n_neighbors * _REFINED_CANDIDATES, _MIN_REFINED)
+    _, query_embedding, _, limits, pairs = _sampled_pairs(
+        search, n_neighbors, min(n_first, search.n_items - 1), random_state, radius
+    )
+    return _radius_calibration(search, query_embedding, pairs, limits)
+
+
+def _sampled_pairs(search, n_neighbors, n_candidates, random_state, radius):
+    """The check's pseudo-queries (a seeded sample of the base), their
+    embeddings, their top candidates, limits and exact pairs within them."""
+    rng = check_random_state(random_state)
+    n_samples = search.n_items
+    queries = np.sort(
+        rng.choice(n_samples, size=min(sample_size(n_neighbors), n_samples), replace=False)
+    )
+    items = take_items(search.items, queries)
+    query_embedding = search.embed(items)
+    candidates = search.candidates(items, n_candidates, queries, embedding=query_embedding)
+    limits = _limits(search, items, candidates, n_neighbors, radius)
+    pairs = _pairs_within_limits(search, items, queries, limits)
+    return queries, query_embedding, candidates, limits, pairs
+
+
+def _limits(search, items, candidates, n_neighbors, radius):
     """Per pseudo-query, a distance within which its true top-k all lie.
 
     The k-th exact distance among its first candidates (at least the true
@@ -184,18 +203,11 @@ def _limits(search, items, candidates, n_neighbors):
     # the bound, radius queries use the bound instead, and verifying out to the
     # 10th neighbor of a word (3 edits, where the bound prunes little) made
     # the check 10 times dearer.
-    calibrated = search._bound is None
+    calibrated = search.bound is None
     k = min(max(n_neighbors, _CALIBRATION_NEIGHBORS) if calibrated else n_neighbors, first.shape[1])
-    refined = candidate_distances(
-        items,
-        search._fit_X,
-        first,
-        search._metric_spec,
-        check_input=False,
-        n_jobs=search.n_jobs,
-    )
+    refined = search.distances(items, first)
     upper = np.partition(refined, k - 1, axis=1)[:, k - 1]
-    return np.maximum(upper, float(search.radius) if hasattr(search, "radius") else 0.0)
+    return np.maximum(upper, float(radius))
 
 
 def _among(pairs, kth, candidates, n_items):
@@ -219,12 +231,12 @@ def _pairs_within_limits(search, items, queries, limits):
     whole base, with the limits as cut-offs, which rapidfuzz turns into a
     banded computation on long strings.
     """
-    if search._bound is not None:
+    if search.bound is not None:
         return _verified_within_bound(search, items, queries, limits)
     rows, columns, distances = pairwise_distances_within(
         items,
-        search._fit_X,
-        search._metric_spec,
+        search.items,
+        search.metric,
         limits=limits,
         n_jobs=search.n_jobs,
         check_input=False,
@@ -236,15 +248,7 @@ def _pairs_within_limits(search, items, queries, limits):
 def _verified_within_bound(search, items, queries, limits):
     """The pairs within ``limits`` among the items whose lower bound is within them."""
     lists = [found for found, _ in bounded_items(search, items, limits, exclude=queries)]
-    exact = ragged_candidate_distances(
-        items,
-        search._fit_X,
-        lists,
-        search._metric_spec,
-        score_cutoff=limits,
-        n_jobs=search.n_jobs,
-        check_input=False,
-    )
+    exact = search.distances_to_lists(items, lists, limits)
     empty = [np.empty(0, dtype=np.int64)]
     rows = np.repeat(np.arange(len(lists)), [len(found) for found in lists])
     columns = np.concatenate(lists + empty)
@@ -289,8 +293,8 @@ def _radius_calibration(search, query_embedding, pairs, limits):
         return np.zeros((0, 2))
     embedded = paired_embedding_distances(
         query_embedding[rows],
-        search._embed(take_items(search._fit_X, columns)),
-        search.embedding_metric_,
+        search.embed(take_items(search.items, columns)),
+        embedding_spec(search.embedder).metric,
     )
     supported = np.quantile(limits, 1 - _SUPPORTING_SHARE)
     radii = np.unique(distances)

@@ -4,7 +4,6 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_consistent_length, validate_data
 
-from ..distances import ragged_candidate_distances
 from ._base import FilterRefineBase
 from ._exact import bounded_items
 
@@ -110,16 +109,8 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         distances, indices = self.kneighbors(X)
         kth = distances[:, -1]
         queries, exclude = self._queries(X)
-        found = [items for items, _ in bounded_items(self, queries, kth, exclude)]
-        exact = ragged_candidate_distances(
-            queries,
-            self._fit_X,
-            found,
-            self._metric_spec,
-            score_cutoff=kth,
-            n_jobs=self.n_jobs,
-            check_input=False,
-        )
+        found = [items for items, _ in bounded_items(self.search_, queries, kth, exclude)]
+        exact = self.search_.distances_to_lists(queries, found, kth)
         return (
             distances,
             indices,

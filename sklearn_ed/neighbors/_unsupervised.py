@@ -8,11 +8,11 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ..distances import ragged_candidate_distances
 from ..utils import take_items
 from ._base import FilterRefineBase
 from ._batching import QUERY_BATCH_SIZE, batches, short_strings
 from ._exact import bounded_items
+from ._recall_check import calibrate_radius
 from ._state_lock import reads_fitted_state, writes_fitted_state
 
 
@@ -69,7 +69,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         candidates of a radius query are the items whose embedding distance
         is at most ``mu * g(radius)``, where ``g(r)`` is the largest
         embedding distance of a pair within exact distance ``r`` among the
-        recall check's pairs (``radius_calibration_``). ``inf`` verifies
+        pairs of a sample of the base (``radius_calibration_``). ``inf`` verifies
         every item (exact radius search). The paper fitted ``g`` as a line
         and needed ``mu > 1``; the line's negative intercept lost three
         quarters of the neighbors at radius 1 on words, the largest pair
@@ -128,8 +128,10 @@ class FilterRefineNeighbors(FilterRefineBase):
     radius_calibration_ : ndarray of shape (n_radii, 2)
         Exact radii seen among the recall check's pairs and, for each, the
         largest embedding distance of a pair within it (non-decreasing).
-        Empty when every item is a candidate; absent with
-        ``check_recall=False``.
+        With ``check_recall=False`` a sample of its own gives the pairs (the
+        check's cost without its recall curve). Empty when every item is a
+        candidate, or when no check runs and the metric's lower bound picks
+        the radius candidates (short strings, ``exact=True``).
     n_features_in_ : int
         Number of features (numeric input only).
 
@@ -211,10 +213,25 @@ class FilterRefineNeighbors(FilterRefineBase):
 
     def _fit_n_candidates(self):
         super()._fit_n_candidates()
+        self._fit_radius_calibration()
+
+    def _fit_radius_calibration(self):
+        """How far in the embedding the items of an exact radius lie: from the
+        recall check's pairs when it ran, else from a sample of its own."""
+        search = self.search_
         if self._recall_check is not None:
             self.radius_calibration_ = self._recall_check.radius_calibration
-        elif self.n_candidates_ >= self.n_samples_fit_ - 1:
-            self.radius_calibration_ = np.zeros((0, 2))  # brute force: verify every item
+        elif self.n_candidates_ >= self.n_samples_fit_ - 1 or search.bound is not None:
+            # Every item is verified, or the lossless bound picks the candidates.
+            self.radius_calibration_ = np.zeros((0, 2))
+        else:
+            self.radius_calibration_ = calibrate_radius(
+                search,
+                min(self.n_neighbors, self.n_samples_fit_ - 1),
+                random_state=self.random_state,
+                radius=self.radius,
+            )
+        search.radius_calibration = self.radius_calibration_
 
     @writes_fitted_state
     def partial_fit(self, X, y=None):
@@ -277,17 +294,18 @@ class FilterRefineNeighbors(FilterRefineBase):
         if not isinstance(radius, Real) or not 0 <= radius < np.inf:
             raise ValueError(f"radius must be a finite non-negative number, got {radius!r}.")
         queries, exclude = self._queries(X)
+        search = self.search_
         # Items the lower bound cannot rule out need no embedding threshold.
-        threshold = None if self._bound is not None else self._embedding_threshold(radius)
+        threshold = None if search.bound is not None else self._embedding_threshold(radius)
         neigh_dist = np.empty(len(queries), dtype=object)
         neigh_ind = np.empty(len(queries), dtype=object)
         for rows in batches(len(queries), QUERY_BATCH_SIZE):
             batch = take_items(queries, np.arange(rows.start, rows.stop))
             batch_exclude = None if exclude is None else exclude[rows]
-            if self._bound is not None:  # every item the lower bound cannot rule out
-                found = list(_within(self, batch, batch_exclude, radius))
+            if search.bound is not None:  # every item the lower bound cannot rule out
+                found = list(_within(search, batch, batch_exclude, radius))
             else:
-                found = self.index_.range_search(self._embed(batch), threshold, batch_exclude)
+                found = search.index.range_search(search.embed(batch), threshold, batch_exclude)
             neigh_dist[rows], neigh_ind[rows] = self._verify_radius(
                 batch, found, radius, sort_results
             )
@@ -295,15 +313,7 @@ class FilterRefineNeighbors(FilterRefineBase):
 
     def _verify_radius(self, queries, found, radius, sort_results):
         """Exact distances to the radius candidates; keep those within ``radius``."""
-        exact = ragged_candidate_distances(
-            queries,
-            self._fit_X,
-            found,
-            self._metric_spec,
-            score_cutoff=np.full(len(found), float(radius)),
-            n_jobs=self.n_jobs,
-            check_input=False,
-        )
+        exact = self.search_.distances_to_lists(queries, found, np.full(len(found), float(radius)))
         neigh_dist = np.empty(len(found), dtype=object)
         neigh_ind = np.empty(len(found), dtype=object)
         for row, (hits, distances) in enumerate(zip(found, exact)):
@@ -315,13 +325,11 @@ class FilterRefineNeighbors(FilterRefineBase):
             neigh_ind[row], neigh_dist[row] = indices, distances
         return neigh_dist, neigh_ind
 
-    def _needs_bound(self):
+    def _needs_bound(self, X):
         # Radius queries on short strings verify what the lossless bound keeps:
         # q-grams cannot see one edit in a three-letter word, and verifying
         # short strings is cheap.
-        return self.exact or (
-            self._metric_spec.lower_bound is not None and short_strings(self._fit_X)
-        )
+        return self.exact or (self._metric_spec.lower_bound is not None and short_strings(X))
 
     def _embedding_threshold(self, radius):
         """Embedding distance within which the radius candidates are taken.
@@ -331,20 +339,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         ``radius_blowup``); beyond the largest calibrated radius, scaled in
         proportion.
         """
-        if not hasattr(self, "radius_calibration_"):
-            raise ValueError(
-                "radius_neighbors needs the radius calibration, fitted by the recall "
-                "check: refit with check_recall=True (or exact=True, which needs none)."
-            )
-        radii, thresholds = self.radius_calibration_.T
-        if len(radii) == 0 or self.radius_blowup == np.inf:
-            return np.inf
-        position = int(np.searchsorted(radii, radius))
-        if position < len(radii):
-            threshold = thresholds[position]
-        else:
-            threshold = thresholds[-1] * radius / max(radii[-1], 1e-12)
-        return self.radius_blowup * threshold
+        return self.search_.embedding_threshold(radius, self.radius_blowup)
 
     @reads_fitted_state
     def radius_neighbors_graph(self, X=None, radius=None, mode="connectivity", sort_results=False):

@@ -44,6 +44,7 @@ OBJECTS = {
             "_regression": "FilterRefineRegressor",
             "_graph": "FilterRefineTransformer",
             "_recall_check": "RecallCheck",
+            "_search": "FittedSearch",
         },
     ),
     **_names(

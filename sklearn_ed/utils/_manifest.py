@@ -190,12 +190,19 @@ class Checker:
 
 
 def _replaces_behaviour(cls, name):
-    """Whether an instance attribute ``name`` would stand in for the class's code."""
+    """Whether an instance attribute ``name`` would stand in for the class's code.
+
+    Methods and other non-data descriptors are shadowed by an instance
+    attribute; a property (a data descriptor) is not, so an attribute named
+    like one is only dead data.
+    """
     if name.startswith("__"):
         return True
     try:
         attribute = inspect.getattr_static(cls, name)
     except AttributeError:
+        return False
+    if hasattr(attribute, "__set__"):
         return False
     return callable(attribute) or hasattr(attribute, "__get__")
 
@@ -252,8 +259,11 @@ class Builder:
             state["_index"] = self.arrays[node["engine"]]
             index.__setstate__(state)
             return index
-        obj = object.__new__(_lookup(OBJECTS, node["class"], "", "class"))
+        cls = _lookup(OBJECTS, node["class"], "", "class")
+        obj = object.__new__(cls)
         state = self.build(node["state"])
+        if hasattr(cls, "_upgrade_saved_state"):  # a layout of an older release
+            state = cls._upgrade_saved_state(state)
         if hasattr(obj, "__setstate__") and not is_estimator(obj):
             obj.__setstate__(state)
         else:

@@ -1,0 +1,251 @@
+"""The fitted search: what a fit produces, and the one contract everything queries.
+
+A :class:`FittedSearch` holds the base items, the exact metric, the fitted
+embedder, the vector index of the embedded base, the metric's lower bound
+over the base and its near lookup (both optional), and the radius
+calibration. Its public methods are the whole contract: the FilterRefine
+estimators delegate their queries to it, and the recall check, the exact
+verification, the scorers and the Dask shards call these methods and read
+these attributes, never an estimator's private state, as scikit-learn's
+``NearestNeighbors`` delegates to its tree and every faiss index answers the
+same ``search``.
+
+Bound and near lookup are derived state: :meth:`add` recomputes them, and a
+saved search rebuilds them from the items when loaded.
+"""
+
+import numpy as np
+
+from ..distances import candidate_distances, ragged_candidate_distances
+from ..index import embed_for_index, embedding_spec, make_index, sort_by_value
+from ..utils import check_items, take_items
+from ._batching import FIT_BATCH_SIZE, batches, concat_items, short_strings
+from ._exact import answer_near, verify_bounded
+
+
+class FittedSearch:
+    """The base, its embedding and index, and the metric's bounds: one searchable object.
+
+    Parameters
+    ----------
+    metric : Metric
+        The exact distance (a :class:`~sklearn_ed.distances.Metric`).
+    embedder : transformer
+        Fitted; maps items to the vectors the index compares.
+    index_settings : dict
+        ``algorithm``, ``params``, ``random_state`` and ``n_jobs`` of
+        :func:`~sklearn_ed.index.make_index`: the vector index is built at
+        the first :meth:`add`, for that many items.
+    with_bound : bool
+        Keep the metric's lower bound over the base (exact search, radius
+        search on short strings).
+    with_near : bool
+        Keep the metric's near lookup as well (exact search).
+    n_jobs : int or None
+        Threads of the exact distances.
+
+    Attributes
+    ----------
+    items : ndarray
+        The base, in the order of its indices.
+    index : BaseIndex
+        The vector index of the embedded base.
+    bound : object or None
+        ``bound.within(queries, limits)``: per query the items whose lower
+        bound is at most its limit, with their bounds.
+    near : object or None
+        ``near.within(queries, limits)`` for ``limits <= near.depth``.
+    radius_calibration : ndarray of shape (n_radii, 2) or None
+        Exact radius and the embedding distance holding its pairs (see
+        :mod:`._recall_check`); ``None`` until calibrated.
+    """
+
+    def __init__(self, metric, embedder, index_settings, *, with_bound, with_near, n_jobs):
+        self.metric = metric
+        self.embedder = embedder
+        self.index_settings = dict(index_settings)
+        self.with_bound = with_bound
+        self.with_near = with_near
+        self.n_jobs = n_jobs
+        self.items = None
+        self.index = None
+        self.bound = None
+        self.near = None
+        self.radius_calibration = None
+
+    # ----------------------------------------------------------------- build
+    @property
+    def n_items(self):
+        return 0 if self.items is None else len(self.items)
+
+    def add(self, items, embedding=None, progress=None):
+        """Append ``items`` (embedded here, or given as ``embedding``), then
+        recompute the bound and the near lookup over the whole base."""
+        if embedding is not None:
+            self._index_embedding(embedding, len(items))
+        else:
+            for rows in batches(len(items), FIT_BATCH_SIZE):
+                batch = take_items(items, np.arange(rows.start, rows.stop))
+                self._index_embedding(self.embed(batch), len(items))
+                if progress is not None:
+                    progress.update(len(batch))
+        self.items = items if self.items is None else concat_items(self.items, items)
+        self._derive()
+        return self
+
+    def _index_embedding(self, embedding, n_items):
+        if self.index is None:
+            settings = self.index_settings
+            self.index = make_index(
+                settings["algorithm"],
+                embedding_spec(self.embedder),
+                n_items=n_items,
+                n_features=embedding.shape[1],
+                params=settings["params"],
+                random_state=settings["random_state"],
+                n_jobs=settings["n_jobs"],
+            )
+        self.index.add(embedding)
+
+    def _derive(self):
+        """The bound and the near lookup over the current items."""
+        lower_bound = self.metric.lower_bound
+        self.bound = lower_bound(self.items) if self.with_bound and lower_bound else None
+        near = self.metric.near_lookup if self.with_near else None
+        self.near = near(self.items) if near is not None else None
+
+    # ---------------------------------------------------------------- query
+    def embed(self, queries):
+        """The queries' vectors, as the index compares them."""
+        return embed_for_index(self.embedder, queries)
+
+    def candidates(self, queries, n_candidates, exclude=None, embedding=None):
+        """Indices of the ``n_candidates`` nearest items by embedding distance
+        (``-1``: an empty slot); ``exclude[i]`` is never a candidate of query i."""
+        embedding = self.embed(queries) if embedding is None else embedding
+        return self.index.search(embedding, n_candidates, exclude=exclude)[1]
+
+    def distances(self, queries, candidates, cutoffs=None):
+        """Exact distances of query i to the items ``candidates[i]`` (``inf`` for
+        an empty slot, or beyond ``cutoffs[i]`` where the metric abandons)."""
+        return candidate_distances(
+            queries,
+            self.items,
+            candidates,
+            self.metric,
+            score_cutoff=cutoffs,
+            n_jobs=self.n_jobs,
+            check_input=False,
+        )
+
+    def distances_to_lists(self, queries, lists, cutoffs):
+        """Exact distances of query i to the items of ``lists[i]`` (ragged)."""
+        return ragged_candidate_distances(
+            queries,
+            self.items,
+            lists,
+            self.metric,
+            score_cutoff=cutoffs,
+            n_jobs=self.n_jobs,
+            check_input=False,
+        )
+
+    def refine(self, queries, candidates, n_neighbors):
+        """The ``n_neighbors`` nearest of each query's candidates, by exact
+        distance, ties by index."""
+        if (
+            self.metric.supports_cutoff
+            and candidates.shape[1] > n_neighbors
+            and not short_strings(queries)
+        ):
+            # The best-embedded n_neighbors candidates bound the k-th distance;
+            # rapidfuzz abandons the remaining pairs as soon as they exceed it.
+            head = self.distances(queries, candidates[:, :n_neighbors])
+            tail = self.distances(queries, candidates[:, n_neighbors:], head.max(axis=1))
+            exact = np.hstack([head, tail])
+        else:
+            exact = self.distances(queries, candidates)
+        by_index = np.argsort(candidates, axis=1)
+        indices, distances = sort_by_value(
+            np.take_along_axis(candidates, by_index, axis=1),
+            np.take_along_axis(exact, by_index, axis=1),
+        )
+        return distances[:, :n_neighbors], indices[:, :n_neighbors]
+
+    def kneighbors(self, queries, n_neighbors, n_candidates, exclude=None, exact=False):
+        """The exact top-``n_neighbors`` of a batch, and the exact distances each took.
+
+        Filter ``n_candidates`` by embedding distance, refine them; with
+        ``exact=True`` first answer from the near lookup the queries it can,
+        then verify every item whose lower bound beats the k-th distance
+        (the answer is then brute force's). ``exclude[i]`` is never an answer
+        of query i. Returns ``((distances, indices), n_verified)``.
+        """
+        distances = np.empty((len(queries), n_neighbors), dtype=np.float64)
+        indices = np.empty((len(queries), n_neighbors), dtype=np.int64)
+        counts = np.zeros(len(queries), dtype=np.int64)
+        rest = np.arange(len(queries))
+        if exact:
+            near, found, counts[near] = answer_near(self, queries, n_neighbors, exclude)
+            distances[near], indices[near] = found
+            rest = np.setdiff1d(rest, near)
+        if rest.size:
+            batch = take_items(queries, rest)
+            batch_exclude = None if exclude is None else exclude[rest]
+            candidates = self.candidates(batch, n_candidates, batch_exclude)
+            found = self.refine(batch, candidates, n_neighbors)
+            counts[rest] = (candidates >= 0).sum(axis=1)
+            if exact:
+                found, extra = verify_bounded(self, batch, *found, candidates, batch_exclude)
+                counts[rest] += extra
+            distances[rest], indices[rest] = found
+        return (distances, indices), counts
+
+    def check_queries(self, X):
+        """``X`` validated as items of the base's kind (strings, vectors, objects)."""
+        return check_items(X, self.metric.input_type)
+
+    def within_bound(self, queries, limits):
+        """Per query, the items whose lower bound is at most its limit, with their bounds."""
+        return self.bound.within(queries, limits)
+
+    def embedding_threshold(self, radius, blowup=1.0):
+        """Embedding distance within which the items of an exact ``radius`` lie.
+
+        The largest embedding distance of a calibration pair within the
+        smallest calibrated radius at least ``radius`` (times ``blowup``);
+        beyond the largest calibrated radius, scaled in proportion. ``inf``
+        (every item) without calibration pairs.
+        """
+        radii, thresholds = self.radius_calibration.T
+        if len(radii) == 0 or blowup == np.inf:
+            return np.inf
+        position = int(np.searchsorted(radii, radius))
+        if position < len(radii):
+            threshold = thresholds[position]
+        else:
+            threshold = thresholds[-1] * radius / max(radii[-1], 1e-12)
+        return blowup * threshold
+
+    @classmethod
+    def restore(cls, metric, embedder, index_settings, items, index, **settings):
+        """A search over ``items`` already embedded in ``index`` (saved before this
+        object existed); ``settings``: ``with_bound``, ``with_near``, ``n_jobs``
+        and ``radius_calibration``."""
+        calibration = settings.pop("radius_calibration", None)
+        search = cls(metric, embedder, index_settings, **settings)
+        search.items, search.index, search.radius_calibration = items, index, calibration
+        search._derive()
+        return search
+
+    # ---------------------------------------------------------- persistence
+    def __getstate__(self):
+        # Declared state: the bound and the near lookup are rebuilt from the items.
+        state = dict(vars(self))
+        state["bound"] = state["near"] = None
+        return state
+
+    def __setstate__(self, state):
+        vars(self).update(state)
+        if self.items is not None:
+            self._derive()
