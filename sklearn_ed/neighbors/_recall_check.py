@@ -20,7 +20,6 @@ from sklearn.utils import check_random_state
 from ..distances import pairwise_distances_within
 from ..index import embedding_spec, paired_embedding_distances
 from ..utils import take_items
-from ._exact import bounded_items
 
 # Pseudo-queries: enough for about 200 true neighbors in all, 20 to 200.
 _TARGET_NEIGHBOURS = 200
@@ -247,14 +246,11 @@ def _pairs_within_limits(search, items, queries, limits):
 
 def _verified_within_bound(search, items, queries, limits):
     """The pairs within ``limits`` among the items whose lower bound is within them."""
-    lists = [found for found, _ in bounded_items(search, items, limits, exclude=queries)]
-    exact = search.distances_to_lists(items, lists, limits)
-    empty = [np.empty(0, dtype=np.int64)]
-    rows = np.repeat(np.arange(len(lists)), [len(found) for found in lists])
-    columns = np.concatenate(lists + empty)
-    distances = np.concatenate(list(exact) + [np.empty(0)])
-    within = distances <= limits[rows]
-    return rows[within], columns[within], distances[within]
+    found = search.verified_within(items, limits, exclude=queries)
+    rows = np.repeat(np.arange(len(found)), [len(columns) for columns, _ in found])
+    columns = np.concatenate([columns for columns, _ in found] + [np.empty(0, np.int64)])
+    distances = np.concatenate([distances for _, distances in found] + [np.empty(0)])
+    return rows, columns, distances
 
 
 def _kth_smallest(pairs, n_queries, k):

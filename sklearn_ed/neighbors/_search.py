@@ -20,7 +20,7 @@ from ..distances import candidate_distances, ragged_candidate_distances
 from ..index import embed_for_index, embedding_spec, make_index, sort_by_value
 from ..utils import check_items, take_items
 from ._batching import FIT_BATCH_SIZE, batches, concat_items, short_strings
-from ._exact import answer_near, verify_bounded
+from ._exact import answer_near, bounded_items, verify_bounded
 
 
 class FittedSearch:
@@ -200,6 +200,23 @@ class FittedSearch:
                 counts[rest] += extra
             distances[rest], indices[rest] = found
         return (distances, indices), counts
+
+    def verified_within(self, queries, limits, lists=None, exclude=None):
+        """Per query, the items within its limit by exact distance, and those distances.
+
+        The items compared are ``lists[i]`` when given (a range search's
+        candidates), else every item the lower bound does not rule out
+        (then the answer is exact); ``exclude[i]`` is left out.
+        """
+        if lists is None:
+            lists = [items for items, _ in bounded_items(self, queries, limits, exclude)]
+        found = []
+        for items, distances, limit in zip(
+            lists, self.distances_to_lists(queries, lists, limits), limits
+        ):
+            within = distances <= limit
+            found.append((np.asarray(items, dtype=np.int64)[within], distances[within]))
+        return found
 
     def check_queries(self, X):
         """``X`` validated as items of the base's kind (strings, vectors, objects)."""

@@ -5,7 +5,6 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_consistent_length, validate_data
 
 from ._base import FilterRefineBase
-from ._exact import bounded_items
 
 WEIGHTS_CONSTRAINT = [StrOptions({"uniform", "distance"}), callable, None]
 
@@ -109,12 +108,11 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         distances, indices = self.kneighbors(X)
         kth = distances[:, -1]
         queries, exclude = self._queries(X)
-        found = [items for items, _ in bounded_items(self.search_, queries, kth, exclude)]
-        exact = self.search_.distances_to_lists(queries, found, kth)
+        found = self.search_.verified_within(queries, kth, exclude=exclude)
         return (
             distances,
             indices,
-            [items[row == limit] for items, row, limit in zip(found, exact, kth)],
+            [items[row == limit] for (items, row), limit in zip(found, kth)],
         )
 
     def _validate_X_y(self, X, y):

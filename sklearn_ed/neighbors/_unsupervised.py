@@ -11,7 +11,6 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils import take_items
 from ._base import FilterRefineBase
 from ._batching import QUERY_BATCH_SIZE, batches, short_strings
-from ._exact import bounded_items
 from ._recall_check import calibrate_radius
 from ._state_lock import reads_fitted_state, writes_fitted_state
 
@@ -302,28 +301,17 @@ class FilterRefineNeighbors(FilterRefineBase):
         for rows in batches(len(queries), QUERY_BATCH_SIZE):
             batch = take_items(queries, np.arange(rows.start, rows.stop))
             batch_exclude = None if exclude is None else exclude[rows]
-            if search.bound is not None:  # every item the lower bound cannot rule out
-                found = list(_within(search, batch, batch_exclude, radius))
-            else:
+            # Every item the lower bound cannot rule out, or the range search's.
+            found = None
+            if search.bound is None:
                 found = search.index.range_search(search.embed(batch), threshold, batch_exclude)
-            neigh_dist[rows], neigh_ind[rows] = self._verify_radius(
-                batch, found, radius, sort_results
+            neigh_dist[rows], neigh_ind[rows] = _sorted_rows(
+                search.verified_within(
+                    batch, np.full(len(batch), float(radius)), found, batch_exclude
+                ),
+                sort_results,
             )
         return (neigh_dist, neigh_ind) if return_distance else neigh_ind
-
-    def _verify_radius(self, queries, found, radius, sort_results):
-        """Exact distances to the radius candidates; keep those within ``radius``."""
-        exact = self.search_.distances_to_lists(queries, found, np.full(len(found), float(radius)))
-        neigh_dist = np.empty(len(found), dtype=object)
-        neigh_ind = np.empty(len(found), dtype=object)
-        for row, (hits, distances) in enumerate(zip(found, exact)):
-            keep = np.flatnonzero(distances <= radius)
-            indices, distances = np.asarray(hits, dtype=np.int64)[keep], distances[keep]
-            if sort_results:
-                order = np.lexsort((indices, distances))
-                indices, distances = indices[order], distances[order]
-            neigh_ind[row], neigh_dist[row] = indices, distances
-        return neigh_dist, neigh_ind
 
     def _needs_bound(self, X):
         # Radius queries on short strings verify what the lossless bound keeps:
@@ -372,7 +360,13 @@ class FilterRefineNeighbors(FilterRefineBase):
         )
 
 
-def _within(search, queries, exclude, radius):
-    """Items whose lower bound is at most ``radius``, per query (exact radius search)."""
-    limits = np.full(len(queries), float(radius))
-    return [items for items, _ in bounded_items(search, queries, limits, exclude)]
+def _sorted_rows(found, sort_results):
+    """Object arrays of each query's distances and indices, by distance then index."""
+    neigh_dist = np.empty(len(found), dtype=object)
+    neigh_ind = np.empty(len(found), dtype=object)
+    for row, (indices, distances) in enumerate(found):
+        if sort_results:
+            order = np.lexsort((indices, distances))
+            indices, distances = indices[order], distances[order]
+        neigh_ind[row], neigh_dist[row] = indices, distances
+    return neigh_dist, neigh_ind
