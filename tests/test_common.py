@@ -184,6 +184,9 @@ def test_pickle_joblib_and_refit_give_identical_outputs(estimator, objects_of, t
     _assert_same(_outputs(pickle.loads(pickle.dumps(fitted)), strings), expected)
     joblib.dump(fitted, tmp_path / "model.joblib")
     _assert_same(_outputs(joblib.load(tmp_path / "model.joblib"), strings), expected)
+    # Plain files: the declared state of every estimator is enough to answer.
+    restored = sklearn_ed.load(sklearn_ed.save(fitted, tmp_path / "saved"))
+    _assert_same(_outputs(restored, strings), expected)
     _assert_same(_outputs(_fit(clone(estimator), strings, labels), strings), expected)
     _assert_same(_outputs(_fit(fitted, strings, labels), strings), expected)
 

@@ -285,3 +285,21 @@ def test_mutated_manifests_load_as_saved_or_raise_value_error(saved_search, monk
     _write_manifest(directory, original)
     for got, want in zip(load(directory).kneighbors(queries), expected):
         np.testing.assert_array_equal(got, want)
+
+
+def test_an_attribute_the_class_does_not_declare_is_refused(saved_search):
+    _, directory = saved_search
+    manifest = _manifest(directory)
+    manifest["tree"]["state"]["items"]["extra_"] = {"kind": "value", "value": 1}
+    _write_manifest(directory, manifest)
+    with pytest.raises(ValueError, match=r"\['extra_'\] are not attributes that Filter"):
+        load(directory)
+
+
+def test_saving_an_undeclared_attribute_is_refused(saved_search, tmp_path):
+    from sklearn_ed import save
+
+    search, _ = saved_search
+    search.extra_ = 1
+    with pytest.raises(TypeError, match=r"holding \['extra_'\]: attributes its class does not"):
+        save(search, tmp_path / "extra")

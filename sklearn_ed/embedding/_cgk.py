@@ -84,6 +84,15 @@ class CGKEmbedder(BaseStringEmbedder):
     12
     """
 
+    # What save() writes besides the parameters (sklearn_ed.load refuses others).
+    __sklearn_ed_saved__ = (
+        "alphabet_",
+        "max_length_",
+        "n_features_out_",
+        "n_symbols_",
+        "walk_bits_",
+    )
+
     embedding_metric = "hamming"
 
     _parameter_constraints: dict = {

@@ -147,6 +147,15 @@ class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Ba
     (2,)
     """
 
+    # What save() writes besides the parameters (sklearn_ed.load refuses others).
+    __sklearn_ed_saved__ = (
+        "classes_",
+        "components_",
+        "rank_",
+        "n_features_in_",
+        "feature_names_in_",
+    )
+
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "cluster_weights": [StrOptions({"size", "balanced"}), dict, "array-like", None],

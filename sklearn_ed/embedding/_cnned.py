@@ -193,6 +193,26 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     (1, 2)
     """
 
+    # What save() writes besides the parameters (sklearn_ed.load refuses others).
+    __sklearn_ed_saved__ = (
+        "alphabet_",
+        "max_length_",
+        "n_features_out_",
+        "module_",
+        "history_",
+        "n_neighbors_",
+        "n_train_",
+        "train_distances_",
+        "train_indices_",
+        "train_neighbors_",
+        "distance_scale_",
+        "_train_pairs",
+        "_train_key",
+        "distance_map_",
+        "_lookup",
+        "_device_lookup",
+    )
+
     embedding_metric = "euclidean"
 
     _parameter_constraints: dict = {

@@ -68,6 +68,18 @@ class FastMapEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     (6, 2)
     """
 
+    # What save() writes besides the parameters (sklearn_ed.load refuses others).
+    __sklearn_ed_saved__ = (
+        "_metric",
+        "input_shape_",
+        "n_features_in_",
+        "feature_names_in_",
+        "n_features_out_",
+        "pivots_",
+        "pivot_coordinates_",
+        "pivot_distances_",
+    )
+
     embedding_metric = "euclidean"
 
     _parameter_constraints: dict = {

@@ -180,6 +180,25 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     (5, 32)
     """
 
+    # What save() writes besides the parameters (sklearn_ed.load refuses others).
+    __sklearn_ed_saved__ = (
+        "alphabet_",
+        "max_length_",
+        "n_features_out_",
+        "module_",
+        "history_",
+        "n_neighbors_",
+        "n_train_",
+        "train_distances_",
+        "train_indices_",
+        "train_neighbors_",
+        "distance_scale_",
+        "_train_pairs",
+        "_train_key",
+        "hash_table_",
+        "threshold_",
+    )
+
     embedding_metric = "euclidean"
 
     _parameter_constraints: dict = {

@@ -126,6 +126,15 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
     0.71
     """
 
+    # What save() writes besides the parameters (sklearn_ed.load refuses others).
+    __sklearn_ed_saved__ = (
+        "alphabet_",
+        "q_",
+        "vocabulary_",
+        "tfidf_",
+        "n_features_out_",
+    )
+
     embedding_metric = "cosine"
 
     _parameter_constraints: dict = {

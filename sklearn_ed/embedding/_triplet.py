@@ -192,6 +192,20 @@ class TripletMinedEmbedder(
     (5, 4)
     """
 
+    # What save() writes besides the parameters (sklearn_ed.load refuses others).
+    __sklearn_ed_saved__ = (
+        "module_",
+        "history_",
+        "input_shape_",
+        "n_features_in_",
+        "feature_names_in_",
+        "n_features_out_",
+        "n_neighbors_",
+        "n_train_",
+        "train_distances_",
+        "train_indices_",
+    )
+
     embedding_metric = "euclidean"
 
     _parameter_constraints: dict = {

@@ -42,6 +42,26 @@ _RECHECK_GROWTH = 0.5
 class FilterRefineBase(KNeighborsMixin, BaseEstimator):
     """Base class of the FilterRefine estimators (not for direct use)."""
 
+    # What save() writes besides the parameters (sklearn_ed.load refuses others).
+    __sklearn_ed_saved__ = (
+        "n_samples_fit_",
+        "effective_metric_",
+        "embedder_",
+        "embedding_metric_",
+        "search_",
+        "n_candidates_",
+        "estimated_recall_",
+        "estimated_recall_se_",
+        "recall_curve_",
+        "n_features_in_",
+        "feature_names_in_",
+        "_metric_spec",
+        "_recall_check",
+        "_n_samples_checked",
+    )
+    # Attributes of the layout before the fitted search (see _upgrade_saved_state).
+    __sklearn_ed_legacy__ = ("_fit_X", "index_", "_bound", "_near")
+
     _parameter_constraints: dict = {
         "embedder": [HasMethods(["fit", "transform"]), StrOptions({"auto"}), None],
         "metric": [str, callable, Metric],

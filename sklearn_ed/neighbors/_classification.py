@@ -103,6 +103,8 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
     ['a', 'b']
     """
 
+    __sklearn_ed_saved__ = SupervisedFilterRefineBase.__sklearn_ed_saved__ + ("classes_",)
+
     def __init__(
         self,
         embedder="auto",

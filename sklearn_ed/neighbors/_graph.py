@@ -83,6 +83,8 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     [0, 0, 0, 1, 1, 1]
     """
 
+    __sklearn_ed_saved__ = FilterRefineBase.__sklearn_ed_saved__ + ("_n_features_out",)
+
     _parameter_constraints: dict = {
         **FilterRefineBase._parameter_constraints,
         "mode": [StrOptions({"distance", "connectivity"})],

@@ -44,6 +44,8 @@ def vote_shares(labels, weights, n_classes):
 class SupervisedFilterRefineBase(FilterRefineBase):
     """Validation of (X, y) shared by the classifier and the regressor."""
 
+    __sklearn_ed_saved__ = FilterRefineBase.__sklearn_ed_saved__ + ("_y",)
+
     _parameter_constraints: dict = {
         **FilterRefineBase._parameter_constraints,
         "weights": WEIGHTS_CONSTRAINT,

@@ -150,6 +150,8 @@ class FilterRefineNeighbors(FilterRefineBase):
     (['kitten', 'mitten'], [2.0, 3.0])
     """
 
+    __sklearn_ed_saved__ = FilterRefineBase.__sklearn_ed_saved__ + ("radius_calibration_",)
+
     _parameter_constraints: dict = {
         **FilterRefineBase._parameter_constraints,
         "radius": [Interval(Real, 0, None, closed="left")],

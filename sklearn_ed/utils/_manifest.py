@@ -184,9 +184,22 @@ class Checker:
             if not key.isidentifier() or _replaces_behaviour(cls, key):
                 raise ManifestError(f"{path}.state.{key}", f"{key!r} would replace code")
         if _is_estimator_class(cls):
-            missing = set(cls._get_param_names()) - set(state["items"])
-            if missing:
-                raise ManifestError(path, f"parameters {sorted(missing)} are missing")
+            _check_declared_state(cls, set(state["items"]), path)
+
+
+def _check_declared_state(cls, keys, path):
+    """An estimator's saved attributes: all its parameters, and beyond them only
+    what its class declares (or an older release's layout it upgrades)."""
+    params = set(cls._get_param_names())
+    missing = params - keys
+    if missing:
+        raise ManifestError(path, f"parameters {sorted(missing)} are missing")
+    declared = getattr(cls, "__sklearn_ed_saved__", None)
+    if declared is None:  # scikit-learn's own estimators
+        return
+    unknown = keys - params - set(declared) - set(getattr(cls, "__sklearn_ed_legacy__", ()))
+    if unknown:
+        raise ManifestError(path, f"{sorted(unknown)} are not attributes that {cls.__name__} saves")
 
 
 def _replaces_behaviour(cls, name):

@@ -70,7 +70,7 @@ class Writer:
                 "engine": self._key(self.arrays, engine),
             }
         if name in OBJECTS:
-            return {"kind": "object", "class": name, "state": self.encode(_object_state(value))}
+            return {"kind": "object", "class": name, "state": self.encode(object_state(value))}
         raise TypeError(
             f"cannot save a {name}: sklearn_ed.save writes only arrays, plain values and "
             "the sklearn-ed classes that sklearn_ed.load builds. Use pickle for estimators "
@@ -112,9 +112,20 @@ def is_estimator(obj):
     return isinstance(obj, BaseEstimator)
 
 
-def _object_state(value):
+def object_state(value):
+    """What is saved of an object: its ``__getstate__``, or for an estimator its
+    parameters and the attributes its class declares (``__sklearn_ed_saved__``)."""
     if hasattr(value, "__getstate__") and not is_estimator(value):
         state = value.__getstate__()
         if isinstance(state, dict):
             return state
-    return dict(vars(value))
+    state = dict(vars(value))
+    declared = getattr(type(value), "__sklearn_ed_saved__", None)
+    if declared is not None:
+        undeclared = set(state) - set(declared) - set(value.get_params(deep=False))
+        if undeclared:
+            raise TypeError(
+                f"cannot save a {type(value).__name__} holding {sorted(undeclared)}: "
+                "attributes its class does not declare in __sklearn_ed_saved__."
+            )
+    return state
