@@ -4,6 +4,7 @@ one process, bytes per query batch, lost workers and bad input."""
 import numpy as np
 import pytest
 from sklearn.frozen import FrozenEstimator
+from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_ed import (
     FilterRefineClassifier,
@@ -20,7 +21,7 @@ from test_dask import LOOPBACK, kill_process_soon, loopback_bytes  # noqa: E402
 from sklearn_ed.dask import (  # noqa: E402
     ShardedFilterRefineClassifier,
     ShardedFilterRefineNeighbors,
-    ShardedFilterRefineRegressor,
+    ShardedNeighbors,
 )
 
 
@@ -43,9 +44,8 @@ def words():
 
 def single_process(estimator_class, sharded, **params):
     """The one-process estimator with the sharded one's fitted embedder."""
-    return estimator_class(
-        FrozenEstimator(sharded.embedder_), n_candidates=1.0, check_recall=False, **params
-    )
+    params = {"n_candidates": 1.0, "check_recall": False, **params}
+    return estimator_class(FrozenEstimator(sharded.embedder_), **params)
 
 
 @pytest.mark.parametrize("n_shards", [1, 2, 3])
@@ -80,24 +80,28 @@ def test_a_dask_bag_base_gives_the_same_answers(client, words):
     np.testing.assert_array_equal(lazy[1].compute(), in_memory.kneighbors(queries)[1])
 
 
-def test_sharded_classifier_and_regressor_equal_one_process(client, words):
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(ties="index", weights="distance", n_candidates=1.0),
+        dict(ties="include", weights="uniform", n_candidates=1.0),
+        dict(ties="include", weights="distance", n_candidates=5, exact=True),
+    ],
+    ids=["index ties", "included ties", "exact"],
+)
+def test_sharded_classifier_and_regressor_equal_one_process(client, words, options):
+    """Every option of the wrapped estimator applies sharded: weights, ties, exact."""
     base, queries = words
     labels = np.array([len(word) % 3 for word in base])
-    classifier = ShardedFilterRefineClassifier(
-        n_neighbors=5, weights="distance", n_candidates=1.0, check_recall=False, client=client
-    ).fit(base, labels)
-    local = single_process(
-        FilterRefineClassifier, classifier, n_neighbors=5, weights="distance", ties="index"
-    ).fit(base, labels)
+    params = dict(n_neighbors=5, check_recall=False, **options)
+    classifier = ShardedNeighbors(FilterRefineClassifier(**params), client=client, n_shards=3)
+    classifier.fit(base, labels)
+    local = single_process(FilterRefineClassifier, classifier, **params).fit(base, labels)
     np.testing.assert_allclose(classifier.predict_proba(queries), local.predict_proba(queries))
     np.testing.assert_array_equal(classifier.predict(queries), local.predict(queries))
     targets = np.array([len(word) for word in base], dtype=float)
-    regressor = ShardedFilterRefineRegressor(
-        n_neighbors=5, n_candidates=1.0, check_recall=False, client=client
-    ).fit(base, targets)
-    local = single_process(FilterRefineRegressor, regressor, n_neighbors=5, ties="index").fit(
-        base, targets
-    )
+    regressor = ShardedNeighbors(FilterRefineRegressor(**params), client=client).fit(base, targets)
+    local = single_process(FilterRefineRegressor, regressor, **params).fit(base, targets)
     np.testing.assert_allclose(regressor.predict(queries), local.predict(queries))
 
 
@@ -248,3 +252,60 @@ def test_two_threads_query_one_sharded_index(client, words):
     for distances, indices in answers:
         np.testing.assert_array_equal(distances, serial[0])
         np.testing.assert_array_equal(indices, serial[1])
+
+
+# ------------------------------------------------- common checks, sharded
+SHARDED = [
+    ShardedNeighbors(FilterRefineNeighbors(n_neighbors=3, n_candidates=10, random_state=0)),
+    ShardedNeighbors(FilterRefineClassifier(n_neighbors=3, n_candidates=10, random_state=0)),
+    ShardedNeighbors(FilterRefineRegressor(n_neighbors=3, n_candidates=10, random_state=0)),
+]
+
+
+def _sharded_outputs(estimator, X, y):
+    fitted = estimator.fit(X, y if hasattr(estimator, "predict") else None)
+    if hasattr(fitted, "predict_proba"):
+        return [fitted.predict_proba(X[:20]), fitted.predict(X[:20])]
+    if hasattr(fitted, "predict"):
+        return [fitted.predict(X[:20])]
+    return list(fitted.kneighbors(X[:20]))
+
+
+@pytest.mark.parametrize("estimator", SHARDED, ids=lambda e: type(e.estimator).__name__)
+def test_sharded_estimators_pass_the_common_checks(client, words, estimator):
+    """What the common suite checks of every estimator, for the sharded ones: clone
+    and nested parameters, NotFittedError, string tags, validation before any
+    work, and a refit that answers the same."""
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+
+    base, _ = words
+    X = np.asarray(base, dtype=object)
+    y = np.array([len(word) % 2 for word in base])
+    estimator = clone(estimator).set_params(client=client)
+    cloned = clone(estimator)
+    assert cloned.get_params()["estimator__n_neighbors"] == 3 and cloned.client is client
+    cloned.set_params(estimator__n_neighbors=4)
+    assert cloned.estimator.n_neighbors == 4 and estimator.estimator.n_neighbors == 3
+    with pytest.raises(NotFittedError):
+        estimator.kneighbors(X[:2])
+    tags = estimator.__sklearn_tags__()
+    assert tags.input_tags.string and not tags.input_tags.two_d_array
+    assert tags.estimator_type == estimator.estimator.__sklearn_tags__().estimator_type
+    with pytest.raises(InvalidParameterError, match="n_neighbors"):
+        clone(estimator).set_params(estimator__n_neighbors=0).fit(X, y)
+    first = _sharded_outputs(clone(estimator), X, y)
+    for got, expected in zip(_sharded_outputs(clone(estimator), X, y), first):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_grid_search_tunes_the_wrapped_estimator(client, words):
+    from sklearn.model_selection import GridSearchCV
+
+    base, _ = words
+    labels = np.array([len(word) % 2 for word in base])
+    sharded = ShardedNeighbors(
+        FilterRefineClassifier(n_candidates=0.5, check_recall=False), client=client
+    )
+    grid = GridSearchCV(sharded, {"estimator__n_neighbors": [1, 5]}, cv=2).fit(base, labels)
+    assert grid.best_params_["estimator__n_neighbors"] in (1, 5)

@@ -14,11 +14,15 @@ except ImportError as error:  # pragma: no cover - the extra is missing
         "sklearn_ed.dask needs Dask's distributed scheduler: pip install 'sklearn-ed[dask]'"
     ) from error
 
-from ._classification import ShardedFilterRefineClassifier
-from ._regression import ShardedFilterRefineRegressor
-from ._unsupervised import ShardedFilterRefineNeighbors
+from ._sharded import ShardedNeighbors
+from ._shorthands import (
+    ShardedFilterRefineClassifier,
+    ShardedFilterRefineNeighbors,
+    ShardedFilterRefineRegressor,
+)
 
 __all__ = [
+    "ShardedNeighbors",
     "ShardedFilterRefineClassifier",
     "ShardedFilterRefineNeighbors",
     "ShardedFilterRefineRegressor",

@@ -27,7 +27,6 @@ class Shard:
 
     search: FilterRefineNeighbors
     offset: int
-    targets: np.ndarray | None = None
     nbytes: int = 0
 
     @property
@@ -41,22 +40,19 @@ class Shard:
         return self.nbytes
 
 
-def build_shard(params, embedder, items, offset, targets=None):
+def build_shard(params, embedder, items, offset):
     """Index ``items`` with the fitted ``embedder`` (not refitted)."""
     items = list(items) if not isinstance(items, np.ndarray) else items
     search = FilterRefineNeighbors(embedder=FrozenEstimator(embedder), **params).fit(items)
-    targets = None if targets is None else np.asarray(targets)
-    return Shard(search, int(offset), targets, _nbytes(items, targets))
+    return Shard(search, int(offset), _nbytes(items))
 
 
-def _nbytes(items, targets):
-    """Bytes of the items and targets: a lower bound of the shard's size (its
-    index adds to it), enough to keep the shard where it is."""
+def _nbytes(items):
+    """Bytes of the items: a lower bound of the shard's size (its index adds to
+    it), enough to keep the shard where it is."""
     if isinstance(items, np.ndarray) and items.dtype != object:
-        items_bytes = items.nbytes
-    else:
-        items_bytes = sum(map(sizeof, items))
-    return int(items_bytes + (0 if targets is None else targets.nbytes))
+        return int(items.nbytes)
+    return int(sum(map(sizeof, items)))
 
 
 def materialised(items):
@@ -77,11 +73,26 @@ def sample_items(items, size, seed):
 
 
 def search_shard(shard, queries, n_neighbors):
-    """The shard's top-k of each query: exact distances, global indices, targets."""
+    """The shard's top-k of each query: exact distances and global indices."""
     k = min(n_neighbors, shard.n_items)
     distances, indices = shard.search.kneighbors(queries, n_neighbors=k)
-    targets = None if shard.targets is None else shard.targets[indices]
-    return distances, indices + shard.offset, targets
+    return distances, indices + shard.offset, None
+
+
+def tied_items(shard, queries, kth):
+    """Per query, the shard's items at exactly ``kth[i]`` that its search sees:
+    among its refined candidates, or with ``exact=True`` every item the lower
+    bound does not rule out (global indices)."""
+    search = shard.search
+    if search.exact:
+        found = search.search_.verified_within(queries, kth)
+        return [
+            items[distances == limit] + shard.offset
+            for (items, distances), limit in zip(found, kth)
+        ]
+    n_candidates = min(search.n_candidates_, search.n_samples_fit_)
+    distances, indices = search.kneighbors(queries, n_neighbors=n_candidates)
+    return [row[d == limit] + shard.offset for d, row, limit in zip(distances, indices, kth)]
 
 
 def merge_top_k(left, right, n_neighbors):

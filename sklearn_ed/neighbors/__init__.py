@@ -5,7 +5,7 @@ from ._graph import FilterRefineTransformer
 from ._regression import FilterRefineRegressor
 
 # For the sharded estimators of sklearn_ed.dask (not in __all__).
-from ._supervised import neighbor_weights, vote_shares
+from ._supervised import index_voters, neighbor_weights, tie_sharing_voters, vote_shares
 from ._unsupervised import FilterRefineNeighbors
 
 __all__ = [

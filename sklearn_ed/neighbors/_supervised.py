@@ -41,6 +41,33 @@ def vote_shares(labels, weights, n_classes):
     return votes / totals
 
 
+def index_voters(distances, indices, weights):
+    """``ties="index"``: the neighbors and their weights."""
+    weighted = neighbor_weights(distances, weights)
+    return indices, np.ones_like(distances) if weighted is None else weighted
+
+
+def tie_sharing_voters(distances, indices, tied, n_neighbors, weights):
+    """``ties="include"``: the closer neighbors, then every item of ``tied[i]``
+    (all those at the k-th distance) sharing the remaining votes; padded
+    rows of indices and weights (padding: index 0, weight 0)."""
+    kth = distances[:, -1]
+    rows = [
+        _shared_row(d, i, k_dist, t, n_neighbors)
+        for d, i, k_dist, t in zip(distances, indices, kth, tied)
+    ]
+    width = max(len(row[0]) for row in rows)
+    padded = np.zeros((len(rows), width), dtype=np.int64)
+    padded_distances = np.repeat(kth[:, None], width, axis=1)
+    shares = np.zeros((len(rows), width))
+    for position, (row_indices, row_distances, row_shares) in enumerate(rows):
+        padded[position, : len(row_indices)] = row_indices
+        padded_distances[position, : len(row_indices)] = row_distances
+        shares[position, : len(row_indices)] = row_shares
+    weighted = neighbor_weights(padded_distances, weights)
+    return padded, shares if weighted is None else weighted * shares
+
+
 class SupervisedFilterRefineBase(FilterRefineBase):
     """Validation of (X, y) shared by the classifier and the regressor."""
 
@@ -68,24 +95,8 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         """
         if self.ties == "index":
             distances, indices = self.kneighbors(X)
-            weights = neighbor_weights(distances, self.weights)
-            return indices, np.ones_like(distances) if weights is None else weights
-        distances, indices, tied = self._neighbors_and_ties(X)
-        kth = distances[:, -1]
-        rows = [
-            _shared_row(d, i, k_dist, t, self.n_neighbors)
-            for d, i, k_dist, t in zip(distances, indices, kth, tied)
-        ]
-        width = max(len(row[0]) for row in rows)
-        padded = np.zeros((len(rows), width), dtype=np.int64)
-        padded_distances = np.repeat(kth[:, None], width, axis=1)
-        shares = np.zeros((len(rows), width))
-        for position, (row_indices, row_distances, row_shares) in enumerate(rows):
-            padded[position, : len(row_indices)] = row_indices
-            padded_distances[position, : len(row_indices)] = row_distances
-            shares[position, : len(row_indices)] = row_shares
-        weights = neighbor_weights(padded_distances, self.weights)
-        return padded, shares if weights is None else weights * shares
+            return index_voters(distances, indices, self.weights)
+        return tie_sharing_voters(*self._neighbors_and_ties(X), self.n_neighbors, self.weights)
 
     def _neighbors_and_ties(self, X):
         """The k neighbors and, per query, every item at the k-th exact distance

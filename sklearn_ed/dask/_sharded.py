@@ -11,13 +11,19 @@ merges gives the global top-k, ties broken by index as in one process.
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, clone, is_classifier, is_regressor
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    validate_parameter_constraints,
+)
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..distances import get_metric, scatter_to_workers
-from ..neighbors import FilterRefineNeighbors
+from ..neighbors import (
+    FilterRefineNeighbors,
+)
 from ..utils import check_items
 from ._shards import (
     build_shard,
@@ -28,6 +34,7 @@ from ._shards import (
     search_shard,
     shard_size,
 )
+from ._votes import ShardedVotesMixin, required_targets
 
 # Queries sent to the shards at once: the query batch travels once per
 # worker, and each shard's answer for it is one small array.
@@ -39,73 +46,150 @@ _POLL_SECONDS = 1.0
 _BATCH_ATTEMPTS = 3
 # Items of the base the embedder is fitted on (a seeded sample).
 EMBEDDER_SAMPLE_SIZE = 20_000
+# The wrapped estimator's parameters that each shard's FilterRefineNeighbors takes.
+SHARD_PARAMETERS = (
+    "metric",
+    "n_neighbors",
+    "n_candidates",
+    "target_recall",
+    "check_recall",
+    "filter_algorithm",
+    "index_params",
+    "exact",
+    "n_jobs",
+    "random_state",
+)
 
 
-class _ShardedBase(BaseEstimator):
-    """Shared fit / kneighbors of the sharded estimators."""
+class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
+    """Any FilterRefine estimator over a base sharded on a Dask cluster.
+
+    Wraps :class:`~sklearn_ed.FilterRefineNeighbors`,
+    :class:`~sklearn_ed.FilterRefineClassifier` or
+    :class:`~sklearn_ed.FilterRefineRegressor`: every option of the wrapped
+    estimator (metric, embedder, candidates, exact search, and for the
+    supervised ones weights and ties) applies to the sharded search. The
+    embedder is fitted once, on a seeded sample of the first partition, and
+    shared; each partition of the base becomes a shard (a
+    ``FilterRefineNeighbors`` with the wrapped estimator's search
+    parameters) kept in worker memory, queries fan out to every shard, and
+    the shards' top-k merge into the global top-k, ties broken by index.
+    Labels and targets stay in this process and are voted on after the
+    merge, as the wrapped estimator votes. With ``n_candidates`` covering
+    each shard (or ``exact=True``) the answers equal the wrapped estimator's
+    in one process with the same fitted embedder.
+
+    Parameters
+    ----------
+    estimator : FilterRefineNeighbors, FilterRefineClassifier or \
+            FilterRefineRegressor, default=None
+        The estimator to shard (not fitted; its parameters are read at fit).
+        ``None`` means ``FilterRefineNeighbors()``.
+    client : distributed.Client, default=None
+        The cluster; None uses the current client (``distributed.get_client``).
+        Shared, not copied, by ``clone`` (so ``GridSearchCV`` runs on it).
+    n_shards : int, default=None
+        Shards of an in-memory base (default: one per worker, at most one
+        per item); a Dask collection is repartitioned to it if given.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        A clone of ``estimator`` holding the shared fitted ``embedder_``.
+    embedder_ : estimator
+        The shared fitted embedder.
+    classes_ : ndarray
+        Class labels (classifiers).
+    n_shards_ : int
+        Number of shards.
+    shard_sizes_ : ndarray of int64
+        Items per shard.
+    n_samples_fit_ : int
+        Items in the base.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> from sklearn_ed import FilterRefineClassifier
+    >>> from sklearn_ed.dask import ShardedNeighbors
+    >>> words = ["kitten", "mitten", "sitting", "fitting"] * 10
+    >>> labels = ["-tten", "-tten", "-tting", "-tting"] * 10
+    >>> cluster = LocalCluster(n_workers=2, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> classifier = ShardedNeighbors(
+    ...     FilterRefineClassifier(n_neighbors=3, n_candidates=1.0), client=client
+    ... ).fit(words, labels)
+    >>> predicted = classifier.predict(["bitten", "knitting"])
+    >>> client.close(); cluster.close()
+    >>> predicted.tolist()
+    ['-tten', '-tting']
+    """
 
     _parameter_constraints: dict = {
-        **{
-            name: constraint
-            for name, constraint in FilterRefineNeighbors._parameter_constraints.items()
-            if name not in ("radius", "radius_blowup", "verbose")
-        },
+        "estimator": [HasMethods(["fit", "kneighbors"]), None],
         "client": "no_validation",
         "n_shards": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(
-        self,
-        embedder="auto",
-        *,
-        metric="levenshtein",
-        n_neighbors=5,
-        n_candidates="auto",
-        target_recall=0.95,
-        check_recall=True,
-        filter_algorithm="auto",
-        index_params=None,
-        exact=False,
-        n_jobs=None,
-        random_state=None,
-        client=None,
-        n_shards=None,
-    ):
-        self.embedder = embedder
-        self.metric = metric
-        self.n_neighbors = n_neighbors
-        self.n_candidates = n_candidates
-        self.target_recall = target_recall
-        self.check_recall = check_recall
-        self.filter_algorithm = filter_algorithm
-        self.index_params = index_params
-        self.exact = exact
-        self.n_jobs = n_jobs
-        self.random_state = random_state
+    def __init__(self, estimator=None, *, client=None, n_shards=None):
+        self.estimator = estimator
         self.client = client
         self.n_shards = n_shards
 
+    def _wrapped(self):
+        return FilterRefineNeighbors() if self.estimator is None else self.estimator
+
+    def _setting(self, name):
+        return self._wrapped().get_params(deep=False)[name]
+
     # ------------------------------------------------------------------ fit
+    def fit(self, X, y=None):
+        """Build the shards on the workers; labels or targets stay in this process.
+
+        Parameters
+        ----------
+        X : array-like or Dask collection
+            Base items: in memory (split into ``n_shards`` and scattered), or
+            a Dask bag, array or series (one shard per non-empty partition;
+            unsupervised estimators only).
+        y : array-like of shape (n_samples,), default=None
+            Labels (classifier) or targets (regressor).
+
+        Returns
+        -------
+        self : ShardedNeighbors
+            Fitted estimator.
+        """
+        wrapped = self._wrapped()
+        self._targets = None
+        if is_classifier(wrapped):
+            self.classes_, self._targets = np.unique(
+                column_or_1d(required_targets(y)), return_inverse=True
+            )
+        elif is_regressor(wrapped):
+            self._targets = np.asarray(required_targets(y), dtype=np.float64)
+            if not np.isfinite(self._targets).all():
+                raise ValueError("y holds NaN or infinite targets; every target must be finite.")
+        self._fit_shards(X, self._targets)
+        self.estimator_ = clone(wrapped).set_params(embedder=self.embedder_)
+        return self
+
     def _shard_params(self):
-        """The parameters every shard's FilterRefineNeighbors gets."""
-        return {
-            "metric": self.metric,
-            "n_neighbors": self.n_neighbors,
-            "n_candidates": self.n_candidates,
-            "target_recall": self.target_recall,
-            "check_recall": self.check_recall,
-            "filter_algorithm": self.filter_algorithm,
-            "index_params": self.index_params,
-            "exact": self.exact,
-            "n_jobs": self.n_jobs,
-            "random_state": self.random_state,
-        }
+        """The wrapped estimator's search parameters: every shard's FilterRefineNeighbors."""
+        params = self._wrapped().get_params(deep=False)
+        return {name: params[name] for name in SHARD_PARAMETERS}
 
     def _fit_shards(self, X, y=None):
         self._validate_params()  # here, not on every worker's shard
+        wrapped = self._wrapped()
+        validate_parameter_constraints(
+            type(wrapped)._parameter_constraints,
+            wrapped.get_params(deep=False),
+            caller_name=type(wrapped).__name__,
+        )
         client = self._client()
-        self._input_type = get_metric(self.metric).input_type
-        partitions, sizes, targets = self._partitions(client, X, y)
+        self._input_type = get_metric(self._setting("metric")).input_type
+        partitions, sizes = self._partitions(client, X, y)
         self.n_shards_ = len(partitions)
         self.n_samples_fit_ = int(sum(sizes))
         self.embedder_ = self._fit_embedder(client, partitions[0], sizes[0])
@@ -127,14 +211,12 @@ class _ShardedBase(BaseEstimator):
                 embedder,
                 part,
                 int(offset),
-                None if targets is None else targets[i],
                 pure=False,
             )
-            for i, (part, offset) in enumerate(zip(partitions, offsets))
+            for part, offset in zip(partitions, offsets)
         ]
         self.shard_sizes_ = np.asarray(sizes, dtype=np.int64)
         self._offsets = offsets
-        self._targets = targets
         self._wait_for_shards(client)
         return self
 
@@ -167,7 +249,7 @@ class _ShardedBase(BaseEstimator):
                 raise ValueError("The base holds no items; at least one is required.")
             # Empty partitions (ordinary after a filter) hold no shard.
             kept = [i for i, size in enumerate(sizes) if size]
-            return [parts[i] for i in kept], [sizes[i] for i in kept], None
+            return [parts[i] for i in kept], [sizes[i] for i in kept]
         items = check_items(X, self._input_type, name="X")
         n_workers = len(client.scheduler_info()["workers"])
         n_shards = self.n_shards if self.n_shards is not None else min(n_workers, len(items))
@@ -183,24 +265,21 @@ class _ShardedBase(BaseEstimator):
             )
         bounds = np.linspace(0, len(items), n_shards + 1).astype(int)
         chunks = [items[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
-        targets = (
-            None if y is None else [y[start:stop] for start, stop in zip(bounds[:-1], bounds[1:])]
-        )
         # References to the caller's items, not copies: a shard lost with its
         # worker is scattered again from them.
         self._chunks = chunks
-        return client.scatter(chunks, hash=False), [len(chunk) for chunk in chunks], targets
+        return client.scatter(chunks, hash=False), [len(chunk) for chunk in chunks]
 
     def _fit_embedder(self, client, first_partition, first_size):
         """Fit the embedder once, on a seeded sample of the first partition
         (drawn on its worker: only the sample travels)."""
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        seed = check_random_state(self._setting("random_state")).randint(np.iinfo(np.int32).max)
         sample = client.submit(
             sample_items, first_partition, min(first_size, EMBEDDER_SAMPLE_SIZE), seed
         ).result()
         # Only the embedder is kept: the sample's index and recall check are skipped.
         sample_search = FilterRefineNeighbors(
-            embedder=self.embedder,
+            embedder=self._setting("embedder"),
             **{**self._shard_params(), "check_recall": False, "n_neighbors": 1, "n_candidates": 1},
         ).fit(sample)
         return sample_search.embedder_
@@ -247,7 +326,7 @@ class _ShardedBase(BaseEstimator):
         """Each base item's neighbors but itself: one more neighbor, then its own
         index dropped (or, when ties pushed it out, the farthest)."""
         check_is_fitted(self, "n_shards_")
-        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        k = self._setting("n_neighbors") if n_neighbors is None else n_neighbors
         if not isinstance(k, Integral) or not 1 <= k < self.n_samples_fit_:
             raise ValueError(
                 f"Without X each item is excluded from its own neighbors: n_neighbors "
@@ -262,6 +341,13 @@ class _ShardedBase(BaseEstimator):
         keep = ~own
         return distances[keep].reshape(-1, k), indices[keep].reshape(-1, k)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        wrapped_tags = self._wrapped().__sklearn_tags__()
+        tags.estimator_type = wrapped_tags.estimator_type
+        tags.input_tags = wrapped_tags.input_tags
+        return tags
+
     def __sklearn_clone__(self):
         # The client is shared, not copied: a Client cannot be deep-copied,
         # and GridSearchCV's clones should all use the caller's cluster.
@@ -271,7 +357,7 @@ class _ShardedBase(BaseEstimator):
 
     def _search(self, X, n_neighbors=None):
         check_is_fitted(self, "n_shards_")
-        k = self.n_neighbors if n_neighbors is None else n_neighbors
+        k = self._setting("n_neighbors") if n_neighbors is None else n_neighbors
         if not isinstance(k, Integral) or not 1 <= k <= self.n_samples_fit_:
             raise ValueError(
                 f"n_neighbors must be an integer in [1, {self.n_samples_fit_}], got {k!r}."
@@ -320,7 +406,6 @@ class _ShardedBase(BaseEstimator):
                 self._embedder_future,
                 self._partition_futures[i],
                 int(self._offsets[i]),
-                None if self._targets is None else self._targets[i],
                 pure=False,
             )
         wait(self._shards)
