@@ -139,10 +139,20 @@ def _draw_import_graph(app):
     import_graph.draw(figures / "import_graph.svg")
 
 
+def _draw_search_graph(app):
+    """The fitted search and its callers, read from the source."""
+    import search_graph
+
+    figures = Path(app.srcdir) / "figures"
+    figures.mkdir(exist_ok=True)
+    search_graph.draw(figures / "search_graph.svg")
+
+
 def setup(app):
     app.connect("autodoc-skip-member", _skip_sklearn_members)
     app.connect("builder-inited", _draw_benchmark_figures)
     app.connect("builder-inited", _draw_import_graph)
+    app.connect("builder-inited", _draw_search_graph)
 
 
 # -- HTML --------------------------------------------------------------------
