@@ -8,11 +8,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..nn import (
-    NEURAL_PARAMETER_CONSTRAINTS,
-    NeuralEmbedderMixin,
     squared_euclidean,
 )
 from ._base import BaseStringEmbedder
+from ._neural import NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin
 
 # Training pairs used to fit the distance map g.
 _MAP_PAIRS = 20_000

@@ -9,11 +9,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..nn import (
-    NEURAL_PARAMETER_CONSTRAINTS,
-    NeuralEmbedderMixin,
     squared_euclidean,
 )
 from ._base import BaseStringEmbedder
+from ._neural import NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin
 
 _PHASE_NAMES = {1: "absolute loss", 2: "triplet loss", 3: "learned CGK'"}
 

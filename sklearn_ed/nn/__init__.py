@@ -15,9 +15,10 @@
   learned CGK' walk.
 - :mod:`._metric_networks` and :mod:`._mining`: the networks, loss and triplet
   mining of the triplet-mined embedder (Lary, 2022).
-- :mod:`._embedder`: the torch-free half of the neural embedder base (training
-  sample, the exact distances of the training pairs (:class:`TrainingDistances`),
-  batched inference), imported eagerly.
+- :mod:`._embedder`: the torch-free half of the torch embedder base (training
+  loop settings, batched inference) and the exact distances of the training
+  pairs (:class:`TrainingDistances`), imported eagerly. The string side of
+  CNN-ED and GRU (training sample, padding) is ``sklearn_ed.embedding._neural``.
 
 Nothing here knows about strings: the embedders reuse the sampler, the
 losses and the skorch glue with their own module and tensor of encoded inputs.
@@ -27,18 +28,16 @@ import importlib
 import warnings
 
 from ._embedder import (
-    NEURAL_PARAMETER_CONSTRAINTS,
     TORCH_INFERENCE_BATCH,
     TORCH_PARAMETER_CONSTRAINTS,
     TRAINING_THREADS,
-    NeuralEmbedderMixin,
     TorchEmbedderMixin,
-    TrainingDistances,
     adapted_n_neighbors,
     distance_jobs,
     mean_off_diagonal,
     squared_euclidean,
 )
+from ._training_distances import TrainingDistances
 
 # Torch is imported on first use of a torch name, so ``import sklearn_ed`` stays
 # fast for users of the numeric and CGK/q-gram paths.
