@@ -6,8 +6,12 @@
 - ``run NAME [NAME ...]``: run them, keep the report as ``results/NAME.txt``,
   re-render the docs' CSV tables and record the script's SHA-256, the git
   commit and the duration in ``results/provenance.json``;
-- ``stale``: the runs whose script changed since their results were made, or
-  whose results predate the runner; exits 1 if there are any.
+- ``stale``: the runs whose script or library source changed since their
+  results were made, or whose results predate the runner; exits 1 if there
+  are any.
+
+``run`` refuses a working tree with uncommitted changes (outside
+``benchmarks/results``): a result names the commit whose code made it.
 """
 
 import argparse
@@ -23,7 +27,17 @@ from benchmarks._common import _git_commit
 from benchmarks.render_tables import main as render_tables
 
 
+def _refuse_a_dirty_tree():
+    commit = _git_commit()
+    if commit.endswith("with uncommitted changes"):
+        raise SystemExit(
+            "The working tree has uncommitted changes (git status): commit them first, "
+            "so that each result names the code that made it."
+        )
+
+
 def _run(run):
+    _refuse_a_dirty_tree()
     _suite.CACHE.mkdir(parents=True, exist_ok=True)
     needed = _suite.RUNS_BY_NAME.get(run.needs)
     if needed is not None and not needed.cache_file.exists():
@@ -47,6 +61,7 @@ def _run(run):
     records[run.name] = {
         "script": str(run.script.relative_to(_suite.REPOSITORY)),
         "script_sha256": _suite.script_digest(run),
+        "library_sha256": _suite.library_digest(),
         "commit": _git_commit(),
         "finished": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "seconds": round(time.perf_counter() - start),
@@ -55,7 +70,7 @@ def _run(run):
 
 
 def _list(markdown):
-    records = _suite.provenance()
+    records, library = _suite.provenance(), _suite.library_digest()
     if markdown:
         print("| run | script | minutes | docs page | results |")
         print("|---|---|---|---|---|")
@@ -75,14 +90,15 @@ def _list(markdown):
             )
         else:
             print(
-                f"{run.name:30s} {_suite.status(run, records):10s} {run.minutes:4d} min  "
+                f"{run.name:30s} {_suite.status(run, records, library):15s} "
+                f"{run.minutes:4d} min  "
                 f"{run.module}.py {run.arguments}"
             )
 
 
 def _stale():
-    records = _suite.provenance()
-    states = [(run.name, _suite.status(run, records)) for run in _suite.RUNS]
+    records, library = _suite.provenance(), _suite.library_digest()
+    states = [(run.name, _suite.status(run, records, library)) for run in _suite.RUNS]
     stale = [(name, state) for name, state in states if state != "fresh"]
     for name, state in stale:
         print(f"{name:30s} {state}")

@@ -104,7 +104,8 @@ def _command():
     main = sys.modules.get("__main__")
     spec = getattr(main, "__spec__", None)
     start = ["-m", spec.name] if spec is not None else sys.argv[:1]
-    return [os.path.relpath(sys.executable)] + start + sys.argv[1:]
+    # "python", not the interpreter's path: a result names no machine's directories.
+    return ["python"] + start + sys.argv[1:]
 
 
 def print_header(title, notes=()):

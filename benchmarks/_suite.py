@@ -459,15 +459,28 @@ def script_digest(run):
     return hashlib.sha256(run.script.read_bytes()).hexdigest()
 
 
+def library_digest():
+    """SHA-256 of the library's source (every ``sklearn_ed/**/*.py``, by path)."""
+    digest = hashlib.sha256()
+    for path in sorted((REPOSITORY / "sklearn_ed").rglob("*.py")):
+        digest.update(str(path.relative_to(REPOSITORY)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def provenance():
     """``{run name: record}`` of the runs made by the runner."""
     return json.loads(PROVENANCE.read_text()) if PROVENANCE.exists() else {}
 
 
-def status(run, records=None):
-    """``"fresh"``, ``"stale"`` (script changed since the run) or ``"not rerun"``
-    (the result predates the runner)."""
+def status(run, records=None, library=None):
+    """``"fresh"``, ``"stale"`` (script changed since the run), ``"library
+    changed"`` (the script did not, the library's source did, or the run
+    predates the library's hash) or ``"not rerun"`` (predates the runner)."""
     record = (provenance() if records is None else records).get(run.name)
     if record is None:
         return "not rerun"
-    return "fresh" if record["script_sha256"] == script_digest(run) else "stale"
+    if record["script_sha256"] != script_digest(run):
+        return "stale"
+    library = library_digest() if library is None else library
+    return "fresh" if record.get("library_sha256") == library else "library changed"
