@@ -111,9 +111,11 @@ def _provenance_table(name, fields):
 
 
 def _escape(cell):
-    """Plain text as inline reStructuredText (log cells hold ``_``, ``|``, ``*``)."""
+    """Plain text as inline reStructuredText (log cells hold ``_``, ``|``, ``*``);
+    an estimate and its error (``0.443 +/- 0.083``) kept on one line as ``±``."""
     if not cell:
         return "\\ "
+    cell = cell.replace(" +/- ", "\u00a0±\u00a0")
     for character in "\\*`|_[":
         cell = cell.replace(character, "\\" + character)
     if cell[:1] in "-+#:=" or cell[:2].rstrip(".").isdigit() and cell[1:3] == ". ":
