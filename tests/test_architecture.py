@@ -201,3 +201,24 @@ def test_no_module_reads_another_objects_private_state(path):
     talks to other objects through public attributes and methods only (the
     recall check, exact search, scorers and Dask shards use the search's)."""
     assert _private_reads(path) == []
+
+
+# Suites that cut across the package stay at the top of tests/.
+CROSS_CUTTING = {
+    "test_architecture.py",
+    "test_benchmarks.py",
+    "test_common.py",
+    "test_docs.py",
+    "test_fuzz.py",
+    "test_reliability.py",
+}
+
+
+def test_tests_mirror_the_package():
+    """tests/<subpackage>/test_<module>.py: a reader finds a module's tests by
+    its name; only the cross-cutting suites sit at the top."""
+    tests = ROOT / "tests"
+    assert {path.name for path in tests.glob("test_*.py")} == CROSS_CUTTING
+    subpackages = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    for path in tests.glob("*/test_*.py"):
+        assert path.parent.name in subpackages, path

@@ -1,13 +1,10 @@
+"""FilterRefineNeighbors: exact answers, radius search, input validation."""
+
 import warnings
 
 import numpy as np
 import pytest
-from scipy import sparse
-from sklearn.base import clone
-from sklearn.cluster import DBSCAN
 from sklearn.exceptions import NotFittedError
-from sklearn.manifold import TSNE
-from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, KNeighborsTransformer
 
 from sklearn_ed import (
     CGKEmbedder,
@@ -110,100 +107,6 @@ def test_radius_results_are_verified_subset(families):
     assert (np.diff(radii) > 0).all() and (np.diff(thresholds) >= 0).all()
 
 
-def test_graphs_have_kneighbors_transformer_format(words):
-    transformer = FilterRefineTransformer(n_neighbors=3, n_candidates=1.0, random_state=0)
-    graph = transformer.fit_transform(words)
-    assert sparse.issparse(graph) and graph.shape == (60, 60)
-    assert (np.diff(graph.indptr) == 4).all()  # n_neighbors + 1 in distance mode
-    connectivity = (
-        FilterRefineTransformer(mode="connectivity", n_neighbors=3, random_state=0)
-        .fit(words)
-        .transform(words)
-    )
-    assert (np.diff(connectivity.indptr) == 3).all() and (connectivity.data == 1).all()
-    search = FilterRefineNeighbors(radius=1, radius_blowup=np.inf).fit(words)
-    radius_graph = search.radius_neighbors_graph(mode="distance")
-    assert radius_graph.shape == (60, 60) and (radius_graph.data <= 1).all()
-
-
-def test_transformer_feeds_dbscan_and_tsne():
-    groups = [
-        ["colour", "color", "colr", "coluor"],
-        ["banana", "bananas", "banan", "bannana"],
-        ["orange", "oranges", "orang", "ornge"],
-    ]
-    strings = [word for group in groups for word in group]
-    graph = FilterRefineTransformer(n_neighbors=3, random_state=0).fit_transform(strings)
-    labels = DBSCAN(eps=2, min_samples=3, metric="precomputed").fit_predict(graph)
-    np.testing.assert_array_equal(labels, np.repeat([0, 1, 2], 4))
-    wider = FilterRefineTransformer(n_neighbors=4, random_state=0).fit_transform(strings)
-    exact_graph = KNeighborsTransformer(n_neighbors=4, metric="precomputed").fit_transform(
-        pairwise_distances(strings)
-    )
-    tsne = TSNE(metric="precomputed", init="random", perplexity=1, random_state=0)
-    embedding = tsne.fit_transform(wider)
-    np.testing.assert_allclose(embedding, clone(tsne).fit_transform(exact_graph))
-    nearest = np.argsort(np.linalg.norm(embedding[:, None] - embedding[None], axis=2))[:, 1]
-    np.testing.assert_array_equal(nearest // 4, np.arange(12) // 4)
-
-
-def test_classifier_and_regressor_vote_like_sklearn(families):
-    """Same votes as KNeighbors* on the exact neighbors (ties broken by index)."""
-    strings, labels = families
-    train, test = np.arange(0, 120, 2), np.arange(1, 120, 2)
-    train_strings, test_strings = [strings[i] for i in train], [strings[i] for i in test]
-    distances, indices = brute_force(test_strings, train_strings, 5)
-    target = np.array([len(s) for s in strings], dtype=float)[train]
-    for weights in ("uniform", "distance"):
-        with np.errstate(divide="ignore"):
-            w = np.ones_like(distances) if weights == "uniform" else 1 / distances
-        zero = np.isinf(w).any(axis=1)
-        w[zero] = np.isinf(w[zero])
-        expected_proba = np.zeros((len(test), len(np.unique(labels))))
-        np.add.at(
-            expected_proba,
-            (np.repeat(np.arange(len(test)), 5), labels[train][indices].ravel()),
-            w.ravel(),
-        )
-        expected_proba /= expected_proba.sum(axis=1, keepdims=True)
-        clf = FilterRefineClassifier(
-            n_neighbors=5, n_candidates=1.0, weights=weights, ties="index", random_state=0
-        ).fit(train_strings, labels[train])
-        np.testing.assert_allclose(clf.predict_proba(test_strings), expected_proba)
-        reg = FilterRefineRegressor(
-            n_neighbors=5, n_candidates=1.0, weights=weights, ties="index", random_state=0
-        ).fit(train_strings, target)
-        expected = (target[indices] * w).sum(axis=1) / w.sum(axis=1)
-        np.testing.assert_allclose(reg.predict(test_strings), expected)
-
-
-def test_distance_weights_follow_sklearn_on_tie_free_data():
-    rng = np.random.default_rng(0)
-    X, y = rng.normal(size=(50, 3)), rng.integers(0, 3, size=50)
-    for weights in ("uniform", "distance"):
-        ours = FilterRefineClassifier(
-            metric="euclidean", n_neighbors=5, n_candidates=1.0, weights=weights
-        ).fit(X, y)
-        reference = KNeighborsClassifier(5, weights=weights).fit(X, y)
-        np.testing.assert_allclose(
-            ours.predict_proba(X[:20] + 0.01), reference.predict_proba(X[:20] + 0.01)
-        )
-        ours_reg = FilterRefineRegressor(
-            metric="euclidean", n_neighbors=5, n_candidates=1.0, weights=weights
-        ).fit(X, y.astype(float))
-        reference_reg = KNeighborsRegressor(5, weights=weights).fit(X, y.astype(float))
-        np.testing.assert_allclose(ours_reg.predict(X[:20]), reference_reg.predict(X[:20]))
-
-
-def test_classifier_predicts_families(families):
-    strings, labels = families
-    clf = FilterRefineClassifier(CGKEmbedder(random_state=0), n_neighbors=3, n_candidates=20).fit(
-        strings, labels
-    )
-    assert clf.score(strings, labels) > 0.95
-    assert (clf.predict() == labels).mean() > 0.9  # leave-one-out with X=None
-
-
 def test_callable_metric_on_vectors_with_custom_embedder():
     from sklearn.decomposition import PCA
 
@@ -224,7 +127,6 @@ def test_callable_metric_on_vectors_with_custom_embedder():
     assert (indices[:, 0] == np.arange(4)).all() and (distances[:, 0] == 0).all()
 
 
-# ----------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     "estimator",
     [
