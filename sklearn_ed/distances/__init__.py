@@ -1,13 +1,16 @@
 """Exact distances: a registry of metrics and batched computation.
 
-Registered metrics: ``"levenshtein"`` and ``"hamming"`` on strings (through
-rapidfuzz), ``"euclidean"`` on numeric rows, ``"dtw"`` on time series (numba)
+Registered metrics: ``"levenshtein"``, ``"hamming"``, ``"indel"``,
+``"osa"``, ``"damerau_levenshtein"``, ``"lcsseq"``,
+``"normalized_levenshtein"``, ``"normalized_indel"``, ``"jaro"`` and
+``"jaro_winkler"`` on strings (through rapidfuzz's scorers), ``"euclidean"``
+on numeric rows, ``"dtw"`` on time series (numba)
 ``"chamfer"`` on point sets (KD-trees) and ``"chamfer_image"`` on
 grey-level images (through their edge pixels). Add more with
 :func:`register_metric`.
 """
 
-from ._bounds import LevenshteinBound
+from ._bounds import HalvedLevenshteinBound, LevenshteinBound
 from ._candidates import candidate_distances, ragged_candidate_distances
 from ._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
 
@@ -25,12 +28,14 @@ from ._pairwise import (
     symmetric_pairwise_distances,
 )
 from ._registry import Metric, available_metrics, declare_metric_input, get_metric, register_metric
+from ._string_scorers import STRING_METRICS
 
-for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE):
+for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE, *STRING_METRICS):
     register_metric(_metric, overwrite=True)
 
 __all__ = [
     "DTWBound",
+    "HalvedLevenshteinBound",
     "LevenshteinBound",
     "Metric",
     "available_metrics",

@@ -198,7 +198,7 @@ class LevenshteinBound(LowerBound):
             bounds = self._combine(
                 len(query), self._base_lengths[items], shared.data[start:stop].astype(np.float64)
             )
-            unshared = self._unshared_within(len(query), limit, items)
+            unshared = self._unshared_within(len(query), limit, items, self._qgram_limit(limit))
             items = np.concatenate([items[bounds <= limit], unshared])
             bounds = np.concatenate(
                 [
@@ -210,13 +210,19 @@ class LevenshteinBound(LowerBound):
             found.append((items[order], bounds[order]))
         return found
 
-    def _unshared_within(self, length, limit, shared_items):
+    def _qgram_limit(self, limit):
+        """The largest Levenshtein q-gram bound whose combined bound is within ``limit``."""
+        return limit
+
+    def _unshared_within(self, length, limit, shared_items, qgram_limit):
         """Items sharing no q-gram whose zero-share bound is at most ``limit``."""
         if not np.isfinite(limit):
             candidates = self._by_length
         else:
-            # ceil((len_q + len_b + 2q - 2) / 2q) <= limit and |len_q - len_b| <= limit
-            longest = min(2 * self.q * np.floor(limit) - length - 2 * (self.q - 1), length + limit)
+            # ceil((len_q + len_b + 2q - 2) / 2q) <= qgram_limit, |len_q - len_b| <= limit
+            longest = min(
+                2 * self.q * np.floor(qgram_limit) - length - 2 * (self.q - 1), length + limit
+            )
             stop = np.searchsorted(self._sorted_lengths, longest, side="right")
             start = np.searchsorted(self._sorted_lengths, length - limit, side="left")
             candidates = self._by_length[start : max(start, stop)]
@@ -226,3 +232,35 @@ class LevenshteinBound(LowerBound):
         keep[candidates] = True
         keep[shared_items] = False
         return np.flatnonzero(keep)
+
+
+class HalvedLevenshteinBound(LevenshteinBound):
+    """Lower bounds of distances at least half Levenshtein and at least the
+    length difference, in integers (OSA, Damerau-Levenshtein, LCSseq).
+
+    ``max(ceil(b / 2), |len(x) - len(y)|)`` where ``b`` is the q-gram bound
+    of Levenshtein (see :mod:`sklearn_ed.distances._string_scorers` for why
+    each metric is at least half Levenshtein).
+
+    Parameters
+    ----------
+    base : sequence of str
+        The items bounds are computed against.
+    q : int, default=None
+        Length of the q-grams, as in :class:`LevenshteinBound`.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances import HalvedLevenshteinBound
+    >>> HalvedLevenshteinBound(["ca", "abc"]).bounds(["ac"]).tolist()
+    [[1.0, 1.0]]
+    """
+
+    def _combine(self, query_lengths, base_lengths, shared):
+        l1 = query_lengths + base_lengths + 2 * (self.q - 1) - 2 * shared
+        qgram_bound = np.ceil(l1 / (2 * self.q) - 1e-9)
+        return np.maximum(np.ceil(qgram_bound / 2 - 1e-9), np.abs(query_lengths - base_lengths))
+
+    def _qgram_limit(self, limit):
+        # ceil(b / 2) <= limit  <=>  b <= 2 * limit for integer b and limit
+        return 2 * np.floor(limit)

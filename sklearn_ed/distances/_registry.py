@@ -54,6 +54,11 @@ class Metric:
         ``limits[i] <= depth`` of it (and a lower bound of each item's
         distance). ``exact=True`` answers a query with ``k`` items that close
         from them, without the filter.
+    is_metric : bool, default=True
+        Whether the distance obeys the triangle inequality (a true metric;
+        OSA, the normalized distances and Jaro-Winkler do not).
+    normalized : bool, default=False
+        Whether distances lie in [0, 1] (radii and thresholds then too).
     """
 
     name: str
@@ -65,6 +70,8 @@ class Metric:
     paired: Optional[Callable] = None
     lower_bound: Optional[Callable] = None
     near_lookup: Optional[Callable] = None
+    is_metric: bool = True
+    normalized: bool = False
 
     def __post_init__(self):
         if self.input_type not in INPUT_TYPES:

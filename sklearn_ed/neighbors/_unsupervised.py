@@ -294,6 +294,12 @@ class FilterRefineNeighbors(FilterRefineBase):
         radius = self.radius if radius is None else radius
         if not isinstance(radius, Real) or not 0 <= radius < np.inf:
             raise ValueError(f"radius must be a finite non-negative number, got {radius!r}.")
+        if self._metric_spec.normalized and radius > 1:
+            raise ValueError(
+                f"metric={self.effective_metric_!r} is normalized: its distances lie in "
+                f"[0, 1], so radius={radius!r} would return every item. A rapidfuzz "
+                "score_cutoff of s (0-100) is the radius 1 - s / 100."
+            )
         queries, exclude = self._queries(X)
         search = self.search_
         # Items the lower bound cannot rule out need no embedding threshold.

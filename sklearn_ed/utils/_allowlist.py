@@ -63,7 +63,7 @@ OBJECTS = {
         _DISTANCES,
         {
             "_registry": "Metric",
-            "_bounds": "LevenshteinBound",
+            "_bounds": "LevenshteinBound HalvedLevenshteinBound",
             "_dtw_bounds": "DTWBound",
             "_deletions": "DeletionIndex",
         },
@@ -94,7 +94,10 @@ TORCH_MODULES = _names(
     },
 )
 
-CLASSES = _names(_DISTANCES, {"_bounds": "LevenshteinBound", "_dtw_bounds": "DTWBound"})
+CLASSES = _names(
+    _DISTANCES,
+    {"_bounds": "LevenshteinBound HalvedLevenshteinBound", "_dtw_bounds": "DTWBound"},
+)
 
 FUNCTIONS = _names(
     _DISTANCES,
@@ -105,6 +108,7 @@ FUNCTIONS = _names(
         "_dtw": "dtw_band_pairwise dtw_oracle",
         "_chamfer": "chamfer_pairwise chamfer_oracle chamfer_image_pairwise chamfer_image_oracle",
         "_deletions": "deletion_index",
+        "_string_scorers": "scorer_pairwise scorer_paired scorer_oracle",
     },
 )
 

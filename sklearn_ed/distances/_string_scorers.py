@@ -1,0 +1,210 @@
+"""The string metrics users match records with, computed by rapidfuzz's scorers.
+
+Indel, OSA (optimal string alignment), Damerau-Levenshtein, LCSseq, the
+normalized Levenshtein and Indel distances, and Jaro and Jaro-Winkler as
+distances (one minus the similarity): each a :class:`Metric` whose batched
+``pairwise`` is ``rapidfuzz.process.cdist`` with the scorer, and whose
+``oracle`` is a plain dynamic program written here (the tests compare both).
+
+Lower bounds, all from the q-gram and length bound of Levenshtein:
+
+- Indel >= Levenshtein: an Indel script is a Levenshtein script (a
+  substitution costs 2 in Indel, 1 in Levenshtein), so the Levenshtein
+  bound holds as it is.
+- OSA >= Levenshtein / 2 and Damerau-Levenshtein >= Levenshtein / 2: an
+  adjacent transposition costs 1 there and at most 2 in Levenshtein, so every
+  script of cost c maps to a Levenshtein script of cost at most 2c. Both are
+  also at least the length difference (only insertions and deletions change
+  the length), and integers.
+- LCSseq >= Levenshtein / 2: LCSseq = max(n, m) - LCS, and Levenshtein <=
+  Indel = n + m - 2 LCS <= 2 (max(n, m) - LCS).
+
+The normalized distances and Jaro / Jaro-Winkler declare no bound yet:
+``exact=True`` refuses them by name.
+"""
+
+from functools import partial
+
+import numpy as np
+from rapidfuzz import process
+from rapidfuzz.distance import (
+    OSA,
+    DamerauLevenshtein,
+    Indel,
+    Jaro,
+    JaroWinkler,
+    LCSseq,
+    Levenshtein,
+)
+
+from ._bounds import HalvedLevenshteinBound, LevenshteinBound
+from ._levenshtein import levenshtein_oracle
+from ._registry import Metric
+
+# name: (rapidfuzz scorer, dtype of its distances)
+SCORERS = {
+    "indel": (Indel.distance, np.int32),
+    "normalized_indel": (Indel.normalized_distance, np.float64),
+    "normalized_levenshtein": (Levenshtein.normalized_distance, np.float64),
+    "osa": (OSA.distance, np.int32),
+    "damerau_levenshtein": (DamerauLevenshtein.distance, np.int32),
+    "lcsseq": (LCSseq.distance, np.int32),
+    "jaro": (Jaro.normalized_distance, np.float64),
+    "jaro_winkler": (JaroWinkler.normalized_distance, np.float64),
+}
+
+
+def scorer_pairwise(X, Y, score_cutoff=None, *, scorer):
+    """Distances between every string of X and of Y by the named rapidfuzz scorer."""
+    function, dtype = SCORERS[scorer]
+    cutoff = _in_range(score_cutoff, dtype)
+    return process.cdist(X, Y, scorer=function, score_cutoff=cutoff, dtype=dtype, workers=1)
+
+
+def scorer_paired(X, Y, score_cutoff=None, workers=1, *, scorer):
+    """Distance of ``X[i]`` to ``Y[i]`` for every i, by the named rapidfuzz scorer."""
+    function, dtype = SCORERS[scorer]
+    cutoff = _in_range(score_cutoff, dtype)
+    return process.cpdist(X, Y, scorer=function, score_cutoff=cutoff, dtype=dtype, workers=workers)
+
+
+def _in_range(score_cutoff, dtype):
+    """rapidfuzz takes a normalized cut-off in [0, 1] only; the callers mask
+    the distances beyond the cut-off they asked for, so clipping loses nothing."""
+    if score_cutoff is None or dtype is not np.float64:
+        return score_cutoff
+    return min(max(float(score_cutoff), 0.0), 1.0)
+
+
+# ------------------------------------------------------------------ oracles
+def _lcs(x, y):
+    previous = [0] * (len(y) + 1)
+    for char_x in x:
+        current = [0]
+        for j, char_y in enumerate(y, start=1):
+            current.append(
+                previous[j - 1] + 1 if char_x == char_y else max(previous[j], current[-1])
+            )
+        previous = current
+    return previous[-1]
+
+
+def _osa(x, y):
+    rows = [list(range(len(y) + 1))]
+    for i in range(1, len(x) + 1):
+        row = [i] + [0] * len(y)
+        for j in range(1, len(y) + 1):
+            row[j] = min(
+                rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (x[i - 1] != y[j - 1])
+            )
+            if i > 1 and j > 1 and x[i - 1] == y[j - 2] and x[i - 2] == y[j - 1]:
+                row[j] = min(row[j], rows[i - 2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
+def _damerau_levenshtein(x, y):
+    """Unrestricted Damerau-Levenshtein (Lowrance and Wagner, 1975)."""
+    infinity = len(x) + len(y)
+    last_row = {}
+    table = [[infinity] * (len(y) + 2)] + [
+        [infinity] + list(range(len(y) + 1)) if i == 0 else [infinity, i] + [0] * len(y)
+        for i in range(len(x) + 1)
+    ]
+    for i in range(1, len(x) + 1):
+        last_column = 0
+        for j in range(1, len(y) + 1):
+            k, previous_column = last_row.get(y[j - 1], 0), last_column
+            cost = x[i - 1] != y[j - 1]
+            if not cost:
+                last_column = j
+            table[i + 1][j + 1] = min(
+                table[i][j] + cost,
+                table[i + 1][j] + 1,
+                table[i][j + 1] + 1,
+                table[k][previous_column] + (i - k - 1) + 1 + (j - previous_column - 1),
+            )
+        last_row[x[i - 1]] = i
+    return table[len(x) + 1][len(y) + 1]
+
+
+def _jaro_similarity(x, y):
+    if not x and not y:
+        return 1.0
+    if not x or not y:
+        return 0.0
+    window = max(max(len(x), len(y)) // 2 - 1, 0)
+    matched_y = [False] * len(y)
+    matches_x = []
+    for i, char in enumerate(x):
+        for j in range(max(0, i - window), min(len(y), i + window + 1)):
+            if not matched_y[j] and y[j] == char:
+                matched_y[j] = True
+                matches_x.append(char)
+                break
+    if not matches_x:
+        return 0.0
+    matches_y = [char for char, matched in zip(y, matched_y) if matched]
+    transpositions = sum(a != b for a, b in zip(matches_x, matches_y)) // 2
+    m = len(matches_x)
+    return (m / len(x) + m / len(y) + (m - transpositions) / m) / 3
+
+
+def _jaro_winkler_similarity(x, y):
+    similarity = _jaro_similarity(x, y)
+    if similarity > 0.7:
+        prefix = 0
+        for a, b in zip(x[:4], y[:4]):
+            if a != b:
+                break
+            prefix += 1
+        similarity += prefix * 0.1 * (1.0 - similarity)
+    return similarity
+
+
+def scorer_oracle(x, y, *, scorer):
+    """Plain Python dynamic programming of the named metric (the tests' reference)."""
+    n, m = len(x), len(y)
+    if scorer in ("jaro", "jaro_winkler"):
+        similarity = _jaro_similarity if scorer == "jaro" else _jaro_winkler_similarity
+        return 1.0 - similarity(x, y)
+    if scorer == "normalized_levenshtein":
+        return levenshtein_oracle(x, y) / max(n, m) if n or m else 0.0
+    if scorer in ("osa", "damerau_levenshtein"):
+        return _osa(x, y) if scorer == "osa" else _damerau_levenshtein(x, y)
+    lcs = _lcs(x, y)
+    if scorer == "lcsseq":
+        return max(n, m) - lcs
+    if scorer == "indel":
+        return n + m - 2 * lcs
+    return (n + m - 2 * lcs) / (n + m) if n or m else 0.0  # normalized_indel
+
+
+def _string_metric(name, *, lower_bound=None):
+    integer_valued = SCORERS[name][1] is np.int32
+    return Metric(
+        name=name,
+        pairwise=partial(scorer_pairwise, scorer=name),
+        input_type="strings",
+        integer_valued=integer_valued,
+        supports_cutoff=True,
+        oracle=partial(scorer_oracle, scorer=name),
+        paired=partial(scorer_paired, scorer=name),
+        lower_bound=lower_bound,
+        # OSA breaks the triangle inequality (CA-AC-ABC: 1 + 1 < 3), and so do
+        # the normalized distances and Jaro(-Winkler).
+        is_metric=name in ("indel", "damerau_levenshtein", "lcsseq"),
+        normalized=not integer_valued,
+    )
+
+
+STRING_METRICS = [
+    _string_metric("indel", lower_bound=LevenshteinBound),
+    _string_metric("osa", lower_bound=HalvedLevenshteinBound),
+    _string_metric("damerau_levenshtein", lower_bound=HalvedLevenshteinBound),
+    _string_metric("lcsseq", lower_bound=HalvedLevenshteinBound),
+    _string_metric("normalized_levenshtein"),
+    _string_metric("normalized_indel"),
+    _string_metric("jaro"),
+    _string_metric("jaro_winkler"),
+]

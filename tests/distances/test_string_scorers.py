@@ -1,0 +1,123 @@
+"""The string metrics through rapidfuzz's scorers: rapidfuzz's values bit for bit,
+a plain dynamic-programming oracle, lower bounds never above the distance,
+and brute-force answers from the estimators (ties included)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz import process
+
+from sklearn_ed import FilterRefineNeighbors
+from sklearn_ed.distances import get_metric, pairwise_distances
+from sklearn_ed.distances._string_scorers import SCORERS
+
+NAMES = sorted(SCORERS)
+BOUNDED = [name for name in NAMES if get_metric(name).lower_bound is not None]
+# Unicode, empty strings, repeated characters, transpositions, swapped words.
+STRINGS = [
+    "",
+    "a",
+    "aaaa",
+    "abab",
+    "baba",
+    "martha",
+    "marhta",
+    "dwayne",
+    "duane",
+    "ca",
+    "ac",
+    "abc",
+    "naïve",
+    "naive",
+    "日本語",
+    "日本",
+    "e\u0301",
+    "john smith",
+    "smith john",
+]
+text = st.text(alphabet=st.sampled_from("abcé日"), max_size=9)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pairwise_is_rapidfuzz_cdist_bit_for_bit(name):
+    scorer, dtype = SCORERS[name]
+    expected = process.cdist(STRINGS, STRINGS, scorer=scorer, dtype=dtype)
+    got = pairwise_distances(STRINGS, STRINGS, metric=name)
+    np.testing.assert_array_equal(got, expected)
+    assert got.dtype == expected.dtype
+
+
+@pytest.mark.parametrize("name", NAMES)
+@settings(max_examples=60, deadline=None)
+@given(x=text, y=text)
+def test_the_oracle_is_the_metric(name, x, y):
+    metric = get_metric(name)
+    assert metric.oracle(x, y) == pytest.approx(metric.pairwise([x], [y])[0, 0], abs=1e-12)
+
+
+@pytest.mark.parametrize("name", BOUNDED)
+@settings(max_examples=60, deadline=None)
+@given(queries=st.lists(text, min_size=1, max_size=4), base=st.lists(text, min_size=1, max_size=6))
+def test_lower_bounds_are_never_above_the_distance(name, queries, base):
+    metric = get_metric(name)
+    bound = metric.lower_bound(base)
+    exact = metric.pairwise(queries, base)
+    assert (bound.bounds(queries) <= exact).all()
+    for row, (items, bounds) in enumerate(bound.within(queries, np.full(len(queries), 2.0))):
+        # within() returns every item whose bound is at most the limit, with that bound.
+        expected = np.flatnonzero(bound.bounds(queries)[row] <= 2.0)
+        np.testing.assert_array_equal(np.sort(items), expected)
+        assert (bounds <= exact[row, items]).all()
+
+
+def _brute_force(queries, base, k, name):
+    exact = pairwise_distances(queries, base, metric=name).astype(np.float64)
+    order = np.lexsort((np.broadcast_to(np.arange(len(base)), exact.shape), exact), axis=1)[:, :k]
+    return np.take_along_axis(exact, order, axis=1), order
+
+
+@pytest.fixture(scope="module")
+def names_base():
+    rng = np.random.default_rng(0)
+    first = ["anna", "john", "jon", "joan", "maria", "marie", "mario", "peter"]
+    last = ["smith", "smyth", "schmidt", "jones", "johns", "miller", "muller"]
+    return [f"{rng.choice(first)} {rng.choice(last)}" for _ in range(120)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_candidate_gives_brute_force_with_ties(name, names_base):
+    queries = ["jon smith", "smith john", "mari miler", ""]
+    search = FilterRefineNeighbors(metric=name, n_neighbors=4, n_candidates=1.0).fit(names_base)
+    for got, expected in zip(
+        search.kneighbors(queries), _brute_force(queries, names_base, 4, name)
+    ):
+        np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("name", BOUNDED)
+def test_exact_search_gives_brute_force_with_few_candidates(name, names_base):
+    queries = ["jon smith", "smith john", "mari miler", "", "anna jones"]
+    search = FilterRefineNeighbors(metric=name, n_neighbors=3, n_candidates=3, exact=True)
+    search.fit(names_base)
+    expected = _brute_force(queries, names_base, 3, name)
+    for got, want in zip(search.kneighbors(queries), expected):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_capabilities_are_declared():
+    assert get_metric("jaro_winkler").normalized and not get_metric("jaro_winkler").is_metric
+    assert not get_metric("osa").is_metric and get_metric("damerau_levenshtein").is_metric
+    assert get_metric("indel").integer_valued and not get_metric("normalized_indel").integer_valued
+
+
+def test_bad_input_names_the_problem(names_base):
+    with pytest.raises(ValueError, match=r"exact=True needs a metric .*'osa'"):
+        FilterRefineNeighbors(metric="jaro_winkler", exact=True).fit(names_base)
+    with pytest.raises(ValueError, match=r"Unknown metric 'jaro_winkle'.*'jaro_winkler'"):
+        FilterRefineNeighbors(metric="jaro_winkle").fit(names_base)
+    search = FilterRefineNeighbors(metric="normalized_levenshtein", n_candidates=1.0)
+    with pytest.raises(ValueError, match=r"normalized.*score_cutoff of s \(0-100\)"):
+        search.fit(names_base).radius_neighbors(["john smith"], radius=15)
+    within = search.radius_neighbors(["john smith"], radius=0.15, sort_results=True)[0][0]
+    assert (within <= 0.15).all() and len(within) > 0
