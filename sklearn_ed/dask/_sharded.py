@@ -49,6 +49,7 @@ EMBEDDER_SAMPLE_SIZE = 20_000
 # The wrapped estimator's parameters that each shard's FilterRefineNeighbors takes.
 SHARD_PARAMETERS = (
     "metric",
+    "processor",
     "n_neighbors",
     "n_candidates",
     "target_recall",

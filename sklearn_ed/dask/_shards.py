@@ -85,7 +85,7 @@ def tied_items(shard, queries, kth):
     bound does not rule out (global indices)."""
     search = shard.search
     if search.exact:
-        found = search.search_.verified_within(queries, kth)
+        found = search.search_.verified_within(search.search_.check_queries(queries), kth)
         return [
             items[distances == limit] + shard.offset
             for (items, distances), limit in zip(found, kth)

@@ -25,7 +25,13 @@ from ..index import (
     INDEX_ALGORITHMS,
     embedding_spec,
 )
-from ..utils import Alphabet, check_items, to_code_points
+from ..utils import (
+    PROCESSORS,
+    Alphabet,
+    apply_processor,
+    check_items,
+    to_code_points,
+)
 from ._auto import choose_embedder
 from ._batching import (
     concat_items,
@@ -33,38 +39,20 @@ from ._batching import (
 from ._exact import check_lower_bound
 from ._kneighbors import KNeighborsMixin
 from ._recall_check import check_recall, low_recall_advice, sample_size
+from ._saved_state import SavedStateMixin
 from ._search import FittedSearch
 
 # The recall check runs again once partial_fit has grown the base by this share.
 _RECHECK_GROWTH = 0.5
 
 
-class FilterRefineBase(KNeighborsMixin, BaseEstimator):
+class FilterRefineBase(SavedStateMixin, KNeighborsMixin, BaseEstimator):
     """Base class of the FilterRefine estimators (not for direct use)."""
-
-    # What save() writes besides the parameters (sklearn_ed.load refuses others).
-    __sklearn_ed_saved__ = (
-        "n_samples_fit_",
-        "effective_metric_",
-        "embedder_",
-        "embedding_metric_",
-        "search_",
-        "n_candidates_",
-        "estimated_recall_",
-        "estimated_recall_se_",
-        "recall_curve_",
-        "n_features_in_",
-        "feature_names_in_",
-        "_metric_spec",
-        "_recall_check",
-        "_n_samples_checked",
-    )
-    # Attributes of the layout before the fitted search (see _upgrade_saved_state).
-    __sklearn_ed_legacy__ = ("_fit_X", "index_", "_bound", "_near")
 
     _parameter_constraints: dict = {
         "embedder": [HasMethods(["fit", "transform"]), StrOptions({"auto"}), None],
         "metric": [str, callable, Metric],
+        "processor": [StrOptions(set(PROCESSORS)), callable, None],
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "n_candidates": [
             Interval(Integral, 1, None, closed="left"),
@@ -86,6 +74,7 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
         embedder="auto",
         *,
         metric="levenshtein",
+        processor=None,
         n_neighbors=5,
         n_candidates="auto",
         target_recall=0.95,
@@ -99,6 +88,7 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
     ):
         self.embedder = embedder
         self.metric = metric
+        self.processor = processor
         self.n_neighbors = n_neighbors
         self.n_candidates = n_candidates
         self.target_recall = target_recall
@@ -135,6 +125,7 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
             with_bound=self._needs_bound(X),
             with_near=self.exact,
             n_jobs=self.n_jobs,
+            processor=self.processor,
         )
         if getattr(embedder, "embedding_metric", None) == "cosine" and hasattr(
             embedder, "fit_transform"
@@ -306,9 +297,14 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
     def _validate_X(self, X, *, reset):
         """Validate X for the metric's input type (strings, vectors, objects)."""
         input_type = self._metric_spec.input_type
+        if self.processor is not None and input_type != "strings":
+            raise ValueError(
+                f"processor={self.processor!r} transforms strings, but metric="
+                f"{self.effective_metric_!r} compares {input_type}."
+            )
         if input_type == "vectors":
             return validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
-        return check_items(X, input_type)
+        return apply_processor(self.processor, check_items(X, input_type))
 
     def _make_embedder(self, X):
         if self.embedder is None or (isinstance(self.embedder, str) and self.embedder == "auto"):
@@ -316,34 +312,6 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
                 X, self._metric_spec, self.filter_algorithm, self.n_jobs, self.random_state
             )
         return clone(self.embedder)
-
-    @classmethod
-    def _upgrade_saved_state(cls, state):
-        """The state of an estimator saved before the fitted search object
-        (sklearn-ed 0.1 and format 1), with its parts gathered into one."""
-        if "index_" not in state or "search_" in state:
-            return state
-        state = dict(state)
-        state["search_"] = FittedSearch.restore(
-            state["_metric_spec"],
-            state["embedder_"],
-            {
-                "algorithm": state["filter_algorithm"],
-                "params": state["index_params"],
-                "random_state": state["random_state"],
-                "n_jobs": state["n_jobs"],
-            },
-            state.pop("_fit_X"),
-            state.pop("index_"),
-            with_bound=state.pop("_bound", None) is not None,
-            with_near=state.pop("_near", None) is not None,
-            n_jobs=state["n_jobs"],
-            radius_calibration=state.get("radius_calibration_"),
-        )
-        return state
-
-    def __setstate__(self, state):
-        super().__setstate__(self._upgrade_saved_state(state))
 
     def set_params(self, **params):
         """Set parameters; ``embedder__*`` needs an embedder object, not "auto".
@@ -368,26 +336,6 @@ class FilterRefineBase(KNeighborsMixin, BaseEstimator):
                 '"auto" for strings), to tune its parameters.'
             )
         return super().set_params(**params)
-
-    def save(self, path):
-        """Write the estimator to a directory of plain files (see :func:`sklearn_ed.save`).
-
-        Unlike pickle, :func:`sklearn_ed.load` of that directory never runs
-        code from it.
-
-        Parameters
-        ----------
-        path : str or path-like
-            Directory to write.
-
-        Returns
-        -------
-        path : str
-            The directory written.
-        """
-        from ..utils import save
-
-        return save(self, path)
 
     def __sklearn_tags__(self):
         return declare_metric_input(super().__sklearn_tags__(), self.metric)

@@ -27,6 +27,14 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         :class:`FilterRefineNeighbors`).
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
+    processor : str, callable or None, default=None
+        Applied to every string, of the base and of the queries, before any
+        distance. Named: ``"lower"`` lowercases, ``"default"`` is rapidfuzz's
+        ``default_process`` (lowercase, non-alphanumeric characters to spaces,
+        trimmed), ``"sort_tokens"`` sorts the words ("smith john" ->
+        "john smith": swapped fields cost nothing), ``"default_sort_tokens"``
+        both (rapidfuzz's ``token_sort_ratio`` input). A callable ``str ->
+        str`` works too (pickle then; ``save`` writes only the named ones).
     n_neighbors : int, default=5
         Number of voting neighbors.
     weights : {"uniform", "distance"}, callable or None, default="uniform"
@@ -110,6 +118,7 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         embedder="auto",
         *,
         metric="levenshtein",
+        processor=None,
         n_neighbors=5,
         weights="uniform",
         ties="include",
@@ -126,6 +135,7 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
         super().__init__(
             embedder,
             metric=metric,
+            processor=processor,
             n_neighbors=n_neighbors,
             n_candidates=n_candidates,
             target_recall=target_recall,

@@ -26,6 +26,14 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         first neighbor (as in ``KNeighborsTransformer``).
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
+    processor : str, callable or None, default=None
+        Applied to every string, of the base and of the queries, before any
+        distance. Named: ``"lower"`` lowercases, ``"default"`` is rapidfuzz's
+        ``default_process`` (lowercase, non-alphanumeric characters to spaces,
+        trimmed), ``"sort_tokens"`` sorts the words ("smith john" ->
+        "john smith": swapped fields cost nothing), ``"default_sort_tokens"``
+        both (rapidfuzz's ``token_sort_ratio`` input). A callable ``str ->
+        str`` works too (pickle then; ``save`` writes only the named ones).
     n_neighbors : int, default=5
         Neighbors per sample.
     n_candidates : "auto", int or float, default="auto"
@@ -96,6 +104,7 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         *,
         mode="distance",
         metric="levenshtein",
+        processor=None,
         n_neighbors=5,
         n_candidates="auto",
         target_recall=0.95,
@@ -110,6 +119,7 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         super().__init__(
             embedder,
             metric=metric,
+            processor=processor,
             n_neighbors=n_neighbors,
             n_candidates=n_candidates,
             target_recall=target_recall,

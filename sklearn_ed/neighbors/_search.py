@@ -18,7 +18,7 @@ import numpy as np
 
 from ..distances import candidate_distances, ragged_candidate_distances
 from ..index import embed_for_index, embedding_spec, make_index, sort_by_value
-from ..utils import check_items, take_items
+from ..utils import apply_processor, check_items, take_items
 from ._batching import FIT_BATCH_SIZE, batches, concat_items, short_strings
 from ._exact import answer_near, bounded_items, verify_bounded
 
@@ -43,6 +43,9 @@ class FittedSearch:
         Keep the metric's near lookup as well (exact search).
     n_jobs : int or None
         Threads of the exact distances.
+    processor : str, callable or None, default=None
+        Applied to queries by :meth:`check_queries` (the items were
+        processed by the estimator before they were added).
 
     Attributes
     ----------
@@ -60,13 +63,16 @@ class FittedSearch:
         :mod:`._recall_check`); ``None`` until calibrated.
     """
 
-    def __init__(self, metric, embedder, index_settings, *, with_bound, with_near, n_jobs):
+    def __init__(
+        self, metric, embedder, index_settings, *, with_bound, with_near, n_jobs, processor=None
+    ):
         self.metric = metric
         self.embedder = embedder
         self.index_settings = dict(index_settings)
         self.with_bound = with_bound
         self.with_near = with_near
         self.n_jobs = n_jobs
+        self.processor = processor
         self.items = None
         self.index = None
         self.bound = None
@@ -219,8 +225,9 @@ class FittedSearch:
         return found
 
     def check_queries(self, X):
-        """``X`` validated as items of the base's kind (strings, vectors, objects)."""
-        return check_items(X, self.metric.input_type)
+        """``X`` validated as items of the base's kind (strings, vectors, objects),
+        processed as the base was."""
+        return apply_processor(self.processor, check_items(X, self.metric.input_type))
 
     def within_bound(self, queries, limits):
         """Per query, the items whose lower bound is at most its limit, with their bounds."""

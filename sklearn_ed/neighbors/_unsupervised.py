@@ -40,6 +40,14 @@ class FilterRefineNeighbors(FilterRefineBase):
     metric : str, Metric or callable, default="levenshtein"
         Exact distance: a name from :func:`sklearn_ed.distances.available_metrics`,
         a :class:`~sklearn_ed.distances.Metric`, or ``metric(x, y) -> float``.
+    processor : str, callable or None, default=None
+        Applied to every string, of the base and of the queries, before any
+        distance. Named: ``"lower"`` lowercases, ``"default"`` is rapidfuzz's
+        ``default_process`` (lowercase, non-alphanumeric characters to spaces,
+        trimmed), ``"sort_tokens"`` sorts the words ("smith john" ->
+        "john smith": swapped fields cost nothing), ``"default_sort_tokens"``
+        both (rapidfuzz's ``token_sort_ratio`` input). A callable ``str ->
+        str`` works too (pickle then; ``save`` writes only the named ones).
     n_neighbors : int, default=5
         Default number of neighbors of :meth:`kneighbors`.
     radius : float, default=1.0
@@ -163,6 +171,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         embedder="auto",
         *,
         metric="levenshtein",
+        processor=None,
         n_neighbors=5,
         radius=1.0,
         n_candidates="auto",
@@ -179,6 +188,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         super().__init__(
             embedder,
             metric=metric,
+            processor=processor,
             n_neighbors=n_neighbors,
             n_candidates=n_candidates,
             target_recall=target_recall,

@@ -8,6 +8,7 @@ they may change between releases.
 """
 
 from ._persistence import load, save
+from ._processors import PROCESSORS, apply_processor
 from ._qgrams import (
     HASH_MULTIPLIER,
     CodeTable,

@@ -191,7 +191,7 @@ def _check_declared_state(cls, keys, path):
     """An estimator's saved attributes: all its parameters, and beyond them only
     what its class declares (or an older release's layout it upgrades)."""
     params = set(cls._get_param_names())
-    missing = params - keys
+    missing = params - keys - set(getattr(cls, "__sklearn_ed_added__", ()))
     if missing:
         raise ManifestError(path, f"parameters {sorted(missing)} are missing")
     declared = getattr(cls, "__sklearn_ed_saved__", None)

@@ -248,3 +248,26 @@ def test_nndescent_filter_agrees_with_brute_filter(families):
     exact, _ = brute_force(strings, strings, 3)
     for distances, _ in results.values():
         assert (distances <= exact[:, -1:]).mean() > 0.95
+
+
+def test_a_named_processor_is_applied_to_base_and_queries_and_saved(tmp_path):
+    from sklearn_ed import load
+    from sklearn_ed.metrics import pruned_fraction
+
+    names = ["John Smith", "Mary Jones", "Smith, Anna", "anna  SMITH"]
+    search = FilterRefineNeighbors(processor="default_sort_tokens", n_neighbors=1).fit(names)
+    assert search.get_params()["processor"] == "default_sort_tokens"
+    np.testing.assert_array_equal(search.kneighbors(["smith john", "JONES, mary"])[0], 0.0)
+    restored = load(search.save(tmp_path / "names"))
+    for got, expected in zip(
+        restored.kneighbors(["smith anna"]), search.kneighbors(["smith anna"])
+    ):
+        np.testing.assert_array_equal(got, expected)
+    assert 0 <= pruned_fraction(search, ["SMITH JOHN"]) < 1
+
+
+def test_a_processor_returning_a_non_string_is_refused():
+    with pytest.raises(TypeError, match=r"returned a int for X\[0\] \('ab'\); a processor must"):
+        FilterRefineNeighbors(processor=len).fit(["ab", "cd"])
+    with pytest.raises(ValueError, match="processor='lower' transforms strings"):
+        FilterRefineNeighbors(metric="euclidean", processor="lower").fit(np.zeros((3, 2)))

@@ -1,0 +1,85 @@
+"""What a FilterRefine estimator saves, and how saves of older releases are read.
+
+``save`` writes the parameters and the attributes declared here
+(``__sklearn_ed_saved__``; :func:`sklearn_ed.load` refuses any other), and
+both ``load`` and unpickling pass a saved state through
+``_upgrade_saved_state``: the layout before the fitted search (format 1)
+is gathered into one :class:`FittedSearch`, and parameters added since get
+the value an older save implies.
+"""
+
+from ._search import FittedSearch
+
+
+class SavedStateMixin:
+    """The declared state of the FilterRefine estimators."""
+
+    # What save() writes besides the parameters (sklearn_ed.load refuses others).
+    __sklearn_ed_saved__ = (
+        "n_samples_fit_",
+        "effective_metric_",
+        "embedder_",
+        "embedding_metric_",
+        "search_",
+        "n_candidates_",
+        "estimated_recall_",
+        "estimated_recall_se_",
+        "recall_curve_",
+        "n_features_in_",
+        "feature_names_in_",
+        "_metric_spec",
+        "_recall_check",
+        "_n_samples_checked",
+    )
+    # Attributes of the layout before the fitted search (see _upgrade_saved_state).
+    __sklearn_ed_legacy__ = ("_fit_X", "index_", "_bound", "_near")
+    # Parameters added since format 1, with the value an older save implies.
+    __sklearn_ed_added__ = {"processor": None}
+
+    @classmethod
+    def _upgrade_saved_state(cls, state):
+        """The state of an estimator saved before the fitted search object
+        (sklearn-ed 0.1 and format 1), with its parts gathered into one."""
+        state = {**cls.__sklearn_ed_added__, **state}
+        if "index_" not in state or "search_" in state:
+            return state
+        state["search_"] = FittedSearch.restore(
+            state["_metric_spec"],
+            state["embedder_"],
+            {
+                "algorithm": state["filter_algorithm"],
+                "params": state["index_params"],
+                "random_state": state["random_state"],
+                "n_jobs": state["n_jobs"],
+            },
+            state.pop("_fit_X"),
+            state.pop("index_"),
+            with_bound=state.pop("_bound", None) is not None,
+            with_near=state.pop("_near", None) is not None,
+            n_jobs=state["n_jobs"],
+            radius_calibration=state.get("radius_calibration_"),
+        )
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(self._upgrade_saved_state(state))
+
+    def save(self, path):
+        """Write the estimator to a directory of plain files (see :func:`sklearn_ed.save`).
+
+        Unlike pickle, :func:`sklearn_ed.load` of that directory never runs
+        code from it.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Directory to write.
+
+        Returns
+        -------
+        path : str
+            The directory written.
+        """
+        from ..utils import save
+
+        return save(self, path)
