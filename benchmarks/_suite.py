@@ -299,6 +299,7 @@ RUNS = [
         minutes=5,
         docs="benchmarks/index",
     ),
+    Run("metrics", "bench_metrics", "", minutes=10, docs="user_guide/metrics"),
     Run("spell", "bench_spell", "", minutes=11, docs="benchmarks/cgk"),
     Run(
         "triplet_digits",
