@@ -200,7 +200,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, BaseEstimator):
                 fixed or 0,
                 progress,
                 random_state=self.random_state,
-                radius=getattr(self, "radius", 0.0),
+                radius=self._calibrated_radius(),
                 all_ties=self._needs_all_ties(),
             )
         self._recall_check = check
@@ -226,6 +226,14 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, BaseEstimator):
             # Raised from fit: _fit_context, fit, _fit, _fit_n_candidates, here.
             warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=5)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
+
+    def _calibrated_radius(self):
+        """The default radius the calibration must cover: none for a normalized
+        metric, where the default ``radius=1.0`` would be every pair (20
+        million on 100,000 words, minutes of fit); its radii beyond the
+        calibrated ones scale in proportion."""
+        radius = getattr(self, "radius", 0.0)
+        return 0.0 if self._metric_spec.normalized else radius
 
     def _needs_all_ties(self):
         """Whether answers use every item tied at the k-th distance (the

@@ -37,6 +37,8 @@ _CALIBRATION_NEIGHBORS = 10
 # Pairs within a radius needed before their largest embedding distance is
 # trusted as its threshold (about the 99.7th percentile).
 _MIN_CALIBRATION_PAIRS = 300
+# Rows of the calibration table at most (real-valued distances are subsampled).
+_MAX_RADII = 256
 # Share of the pseudo-queries that must know all their pairs within a radius
 # for it to enter the calibration table.
 _SUPPORTING_SHARE = 0.75
@@ -295,6 +297,12 @@ def _radius_calibration(search, query_embedding, pairs, limits):
     supported = np.quantile(limits, 1 - _SUPPORTING_SHARE)
     radii = np.unique(distances)
     radii = radii[radii <= supported] if (radii <= supported).any() else radii[:1]
+    if len(radii) > _MAX_RADII:
+        # Real-valued distances (normalized metrics, Jaro-Winkler) are nearly
+        # all distinct: a table row per value cost minutes on 100,000 words.
+        # Kept values are still radii seen, and a radius between two rows
+        # takes the larger row's threshold: more candidates, never fewer.
+        radii = radii[np.unique(np.linspace(0, len(radii) - 1, _MAX_RADII).round().astype(int))]
     thresholds = np.full(len(radii), np.nan)
     counts = np.zeros(len(radii), dtype=np.int64)
     for position, radius in enumerate(radii):

@@ -240,7 +240,7 @@ class FilterRefineNeighbors(FilterRefineBase):
                 search,
                 min(self.n_neighbors, self.n_samples_fit_ - 1),
                 random_state=self.random_state,
-                radius=self.radius,
+                radius=self._calibrated_radius(),
             )
         search.radius_calibration = self.radius_calibration_
 

@@ -121,3 +121,19 @@ def test_bad_input_names_the_problem(names_base):
         search.fit(names_base).radius_neighbors(["john smith"], radius=15)
     within = search.radius_neighbors(["john smith"], radius=0.15, sort_results=True)[0][0]
     assert (within <= 0.15).all() and len(within) > 0
+
+
+def test_radius_search_with_a_normalized_metric_finds_its_neighbors():
+    """The calibration covers the pairs near each pseudo-query (the default
+    radius=1.0 would be every pair of a normalized metric)."""
+    from sklearn_ed.datasets import load_spell_benchmark
+
+    bench = load_spell_benchmark(n_base=3_000, n_query=100, n_train=10)
+    base, queries = list(bench.base), list(bench.query)
+    search = FilterRefineNeighbors(metric="normalized_levenshtein", random_state=0).fit(base)
+    assert len(search.radius_calibration_) <= 256
+    brute = FilterRefineNeighbors(metric="normalized_levenshtein", n_candidates=1.0).fit(base)
+    got = search.radius_neighbors(queries, radius=0.25, return_distance=False)
+    expected = brute.radius_neighbors(queries, radius=0.25, return_distance=False)
+    found = sum(len(set(g) & set(e)) for g, e in zip(got, expected))
+    assert found >= 0.95 * sum(map(len, expected)) > 0
