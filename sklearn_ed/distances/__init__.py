@@ -10,7 +10,7 @@ grey-level images (through their edge pixels). Add more with
 :func:`register_metric`.
 """
 
-from ._bounds import HalvedLevenshteinBound, LevenshteinBound
+from ._bounds import HalvedLevenshteinBound, LengthRatioBound, LevenshteinBound, NormalizedBound
 from ._candidates import candidate_distances, ragged_candidate_distances
 from ._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
 
@@ -36,7 +36,9 @@ for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE, *S
 __all__ = [
     "DTWBound",
     "HalvedLevenshteinBound",
+    "LengthRatioBound",
     "LevenshteinBound",
+    "NormalizedBound",
     "Metric",
     "available_metrics",
     "candidate_distances",

@@ -264,3 +264,150 @@ class HalvedLevenshteinBound(LevenshteinBound):
     def _qgram_limit(self, limit):
         # ceil(b / 2) <= limit  <=>  b <= 2 * limit for integer b and limit
         return 2 * np.floor(limit)
+
+
+class NormalizedBound(LowerBound):
+    """A raw distance's lower bound over a normalizer of the two lengths.
+
+    For ``normalized_levenshtein`` (Levenshtein over the longer length) and
+    ``normalized_indel`` (Indel over the summed lengths): a normalized
+    distance is the raw distance over a positive normalizer, so the raw
+    bound over the same normalizer bounds it (both empty: 0).
+
+    Parameters
+    ----------
+    base : sequence of str
+        The items bounds are computed against.
+    normalizer : {"longer", "sum"}
+        ``max(len(x), len(y))`` or ``len(x) + len(y)``.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances import NormalizedBound
+    >>> NormalizedBound(["kitten", "a"], normalizer="longer").bounds(["sitting"]).round(3).tolist()
+    [[0.429, 0.857]]
+    """
+
+    def __init__(self, base, normalizer):
+        base = check_strings(base, name="base", allow_empty=True)
+        self.normalizer = normalizer
+        self._raw = LevenshteinBound(base)
+        self._strings = base
+        self._lengths = np.fromiter(map(len, base), dtype=np.float64, count=len(base))
+
+    def __getstate__(self):
+        return {"normalizer": self.normalizer, "strings": self._strings}
+
+    def __setstate__(self, state):
+        self.__init__(list(state["strings"]), state["normalizer"])
+
+    def _normalize(self, raw, query_length, base_lengths):
+        scale = (
+            np.maximum(query_length, base_lengths)
+            if self.normalizer == "longer"
+            else query_length + base_lengths
+        )
+        return np.divide(raw, scale, out=np.zeros_like(raw, dtype=np.float64), where=scale > 0)
+
+    def bounds(self, queries):
+        """Lower bounds of the normalized distance for every (query, item) pair.
+
+        Parameters
+        ----------
+        queries : sequence of str
+            Query strings.
+
+        Returns
+        -------
+        bounds : ndarray of float64, shape (n_queries, n_base)
+            The raw bound over the normalizer.
+        """
+        lengths = np.fromiter(map(len, queries), dtype=np.float64, count=len(queries))
+        raw = self._raw.bounds(queries)
+        return self._normalize(raw, lengths[:, None], self._lengths[None, :])
+
+    def within(self, queries, limits):
+        """Items whose bound is at most ``limits[i]``, and those bounds, per query.
+
+        The raw bound's items within the limit times the largest normalizer
+        any item can have, then the normalized bounds filtered.
+
+        Parameters
+        ----------
+        queries : sequence of str
+            Queries.
+        limits : ndarray of shape (n_queries,)
+            Largest bound of interest per query.
+
+        Returns
+        -------
+        found : list of (ndarray of int64, ndarray of float64)
+            Item indices and their bounds, per query.
+        """
+        longest = self._lengths.max() if len(self._lengths) else 0.0
+        found = []
+        for query, limit in zip(queries, limits):
+            scale = (
+                max(len(query), longest) if self.normalizer == "longer" else len(query) + longest
+            )
+            ((items, raw),) = self._raw.within([query], np.array([limit * scale]))
+            bounds = self._normalize(raw, float(len(query)), self._lengths[items])
+            keep = bounds <= limit
+            found.append((items[keep], bounds[keep]))
+        return found
+
+
+class LengthRatioBound(LowerBound):
+    """``scale * (1 - min(n, m) / max(n, m))``: Jaro and Jaro-Winkler distances.
+
+    Jaro similarity is ``(c / n + c / m + (c - t) / c) / 3`` with ``c <=
+    min(n, m)`` matches, so at most ``(2 + min / max) / 3``: the distance is at
+    least ``(1 - min / max) / 3`` (``scale=1/3``). Winkler's prefix raises the
+    similarity by ``l * 0.1 * (1 - jaro)`` with ``l <= 4``, so one minus it
+    is at least ``0.6 * (1 - jaro)`` (``scale=0.2``). Two empty strings: 0.
+
+    Parameters
+    ----------
+    base : sequence of str
+        The items bounds are computed against.
+    scale : float
+        ``1/3`` for Jaro, ``0.2`` for Jaro-Winkler.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances import LengthRatioBound
+    >>> LengthRatioBound(["abcd", "ab"], scale=1 / 3).bounds(["abcd"]).round(3).tolist()
+    [[0.0, 0.167]]
+    """
+
+    def __init__(self, base, scale):
+        base = check_strings(base, name="base", allow_empty=True)
+        self.scale = float(scale)
+        self._strings = base
+        self._lengths = np.fromiter(map(len, base), dtype=np.float64, count=len(base))
+
+    def __getstate__(self):
+        return {"scale": self.scale, "strings": self._strings}
+
+    def __setstate__(self, state):
+        self.__init__(list(state["strings"]), state["scale"])
+
+    def bounds(self, queries):
+        """Lower bounds of the Jaro(-Winkler) distance for every (query, item) pair.
+
+        Parameters
+        ----------
+        queries : sequence of str
+            Query strings.
+
+        Returns
+        -------
+        bounds : ndarray of float64, shape (n_queries, n_base)
+            ``scale * (1 - shorter / longer)``.
+        """
+        lengths = np.fromiter(map(len, queries), dtype=np.float64, count=len(queries))[:, None]
+        shorter = np.minimum(lengths, self._lengths[None, :])
+        longer = np.maximum(lengths, self._lengths[None, :])
+        ratio = np.divide(shorter, longer, out=np.ones_like(longer), where=longer > 0)
+        # Shrunk by one part in 10^12, so that rounding never lifts it above the distance.
+        return self.scale * (1.0 - ratio) * (1 - 1e-12)

@@ -19,8 +19,12 @@ Lower bounds, all from the q-gram and length bound of Levenshtein:
 - LCSseq >= Levenshtein / 2: LCSseq = max(n, m) - LCS, and Levenshtein <=
   Indel = n + m - 2 LCS <= 2 (max(n, m) - LCS).
 
-The normalized distances and Jaro / Jaro-Winkler declare no bound yet:
-``exact=True`` refuses them by name.
+- A normalized distance is the raw distance over a positive normalizer of
+  the two lengths, so the raw bound over the same normalizer bounds it
+  (:class:`NormalizedBound`).
+- Jaro and Jaro-Winkler are bounded by the length ratio alone
+  (:class:`LengthRatioBound`, where the proof is): weak for words of
+  similar lengths, but lossless.
 """
 
 from functools import partial
@@ -37,7 +41,7 @@ from rapidfuzz.distance import (
     Levenshtein,
 )
 
-from ._bounds import HalvedLevenshteinBound, LevenshteinBound
+from ._bounds import HalvedLevenshteinBound, LengthRatioBound, LevenshteinBound, NormalizedBound
 from ._levenshtein import levenshtein_oracle
 from ._registry import Metric
 
@@ -203,8 +207,10 @@ STRING_METRICS = [
     _string_metric("osa", lower_bound=HalvedLevenshteinBound),
     _string_metric("damerau_levenshtein", lower_bound=HalvedLevenshteinBound),
     _string_metric("lcsseq", lower_bound=HalvedLevenshteinBound),
-    _string_metric("normalized_levenshtein"),
-    _string_metric("normalized_indel"),
-    _string_metric("jaro"),
-    _string_metric("jaro_winkler"),
+    _string_metric(
+        "normalized_levenshtein", lower_bound=partial(NormalizedBound, normalizer="longer")
+    ),
+    _string_metric("normalized_indel", lower_bound=partial(NormalizedBound, normalizer="sum")),
+    _string_metric("jaro", lower_bound=partial(LengthRatioBound, scale=1 / 3)),
+    _string_metric("jaro_winkler", lower_bound=partial(LengthRatioBound, scale=0.2)),
 ]

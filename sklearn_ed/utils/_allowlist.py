@@ -63,7 +63,7 @@ OBJECTS = {
         _DISTANCES,
         {
             "_registry": "Metric",
-            "_bounds": "LevenshteinBound HalvedLevenshteinBound",
+            "_bounds": "LevenshteinBound HalvedLevenshteinBound NormalizedBound LengthRatioBound",
             "_dtw_bounds": "DTWBound",
             "_deletions": "DeletionIndex",
         },
@@ -96,7 +96,10 @@ TORCH_MODULES = _names(
 
 CLASSES = _names(
     _DISTANCES,
-    {"_bounds": "LevenshteinBound HalvedLevenshteinBound", "_dtw_bounds": "DTWBound"},
+    {
+        "_bounds": "LevenshteinBound HalvedLevenshteinBound NormalizedBound LengthRatioBound",
+        "_dtw_bounds": "DTWBound",
+    },
 )
 
 FUNCTIONS = _names(

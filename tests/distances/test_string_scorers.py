@@ -112,8 +112,8 @@ def test_capabilities_are_declared():
 
 
 def test_bad_input_names_the_problem(names_base):
-    with pytest.raises(ValueError, match=r"exact=True needs a metric .*'osa'"):
-        FilterRefineNeighbors(metric="jaro_winkler", exact=True).fit(names_base)
+    with pytest.raises(ValueError, match=r"exact=True needs a metric .*'jaro_winkler'.*'osa'"):
+        FilterRefineNeighbors(metric="hamming", exact=True).fit(names_base)
     with pytest.raises(ValueError, match=r"Unknown metric 'jaro_winkle'.*'jaro_winkler'"):
         FilterRefineNeighbors(metric="jaro_winkle").fit(names_base)
     search = FilterRefineNeighbors(metric="normalized_levenshtein", n_candidates=1.0)
