@@ -270,6 +270,6 @@ class FittedSearch:
         return state
 
     def __setstate__(self, state):
-        vars(self).update(state)
+        vars(self).update({"processor": None, **state})
         if self.items is not None:
             self._derive()
