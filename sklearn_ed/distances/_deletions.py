@@ -45,7 +45,7 @@ def deletion_index(strings, depth=2):
     """The :class:`DeletionIndex` of ``strings``, or ``None`` when it would not fit its budget.
 
     Short strings only: at most 256 variants per string on average (about
-    22 characters) and 2**26 in all (about 870 MB). Levenshtein's
+    22 characters) and 2**26 in all (about 870 MB). Levenshtein's and Indel's
     ``near_lookup``.
 
     Parameters

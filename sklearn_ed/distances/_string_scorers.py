@@ -42,6 +42,7 @@ from rapidfuzz.distance import (
 )
 
 from ._bounds import HalvedLevenshteinBound, LengthRatioBound, LevenshteinBound, NormalizedBound
+from ._deletions import deletion_index
 from ._levenshtein import levenshtein_oracle
 from ._registry import Metric
 
@@ -184,7 +185,7 @@ def scorer_oracle(x, y, *, scorer):
     return (n + m - 2 * lcs) / (n + m) if n or m else 0.0  # normalized_indel
 
 
-def _string_metric(name, *, lower_bound=None):
+def _string_metric(name, *, lower_bound=None, near_lookup=None):
     integer_valued = SCORERS[name][1] is np.int32
     return Metric(
         name=name,
@@ -195,6 +196,7 @@ def _string_metric(name, *, lower_bound=None):
         oracle=partial(scorer_oracle, scorer=name),
         paired=partial(scorer_paired, scorer=name),
         lower_bound=lower_bound,
+        near_lookup=near_lookup,
         # OSA breaks the triangle inequality (CA-AC-ABC: 1 + 1 < 3), and so do
         # the normalized distances and Jaro(-Winkler).
         is_metric=name in ("indel", "damerau_levenshtein", "lcsseq"),
@@ -203,7 +205,9 @@ def _string_metric(name, *, lower_bound=None):
 
 
 STRING_METRICS = [
-    _string_metric("indel", lower_bound=LevenshteinBound),
+    # Items within Indel d are within Levenshtein d, and the deletion index's
+    # bounds bound Levenshtein: its superset of those holds for Indel too.
+    _string_metric("indel", lower_bound=LevenshteinBound, near_lookup=deletion_index),
     _string_metric("osa", lower_bound=HalvedLevenshteinBound),
     _string_metric("damerau_levenshtein", lower_bound=HalvedLevenshteinBound),
     _string_metric("lcsseq", lower_bound=HalvedLevenshteinBound),

@@ -137,3 +137,16 @@ def test_radius_search_with_a_normalized_metric_finds_its_neighbors():
     expected = brute.radius_neighbors(queries, radius=0.25, return_distance=False)
     found = sum(len(set(g) & set(e)) for g, e in zip(got, expected))
     assert found >= 0.95 * sum(map(len, expected)) > 0
+
+
+def test_indel_exact_search_answers_near_queries_from_the_deletion_index(names_base):
+    from sklearn_ed.metrics import pruned_fraction
+
+    queries = ["jon smith", "anna jones", "mario muler"]
+    search = FilterRefineNeighbors(metric="indel", n_neighbors=1, n_candidates=1, exact=True)
+    search.fit(names_base)
+    assert search.search_.near is not None
+    expected = _brute_force(queries, names_base, 1, "indel")
+    for got, want in zip(search.kneighbors(queries), expected):
+        np.testing.assert_array_equal(got, want)
+    assert pruned_fraction(search, queries) > 0.5
