@@ -320,7 +320,7 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
         if X is None:
             distances, indices = self._kneighbors_of_the_base(n_neighbors)
         else:
-            distances, indices, _ = self._search(X, n_neighbors)
+            distances, indices = self._search(X, n_neighbors)
         return (distances, indices) if return_distance else indices
 
     def _kneighbors_of_the_base(self, n_neighbors):
@@ -336,7 +336,7 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
         chunks = self._chunks
         if chunks is None:
             chunks = self._client().gather(self._partition_futures)
-        distances, indices, _ = self._search(np.concatenate(chunks), k + 1)
+        distances, indices = self._search(np.concatenate(chunks), k + 1)
         own = indices == np.arange(len(indices))[:, None]
         own[~own.any(axis=1), -1] = True
         keep = ~own
@@ -446,8 +446,7 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
         results = [self._search(part, k) for part in parts if len(part)]
         rows = tuple(len(result[0]) for result in results)
         return tuple(
-            None if part is None else da.from_array(part, chunks=(rows,) + part.shape[1:])
-            for part in _stack_rows(results)
+            da.from_array(part, chunks=(rows,) + part.shape[1:]) for part in _stack_rows(results)
         )
 
 
@@ -465,11 +464,8 @@ def _lost_errors():
 
 
 def _stack_rows(results):
-    """Batches of (distances, indices, targets) stacked along the queries."""
-    return tuple(
-        None if results[0][part] is None else np.concatenate([result[part] for result in results])
-        for part in range(3)
-    )
+    """Batches of (distances, indices) stacked along the queries."""
+    return tuple(np.concatenate([result[part] for result in results]) for part in range(2))
 
 
 def _is_dask_collection(X):

@@ -3,7 +3,7 @@
 Module-level functions, so Dask pickles them by reference. A shard is a
 :class:`~sklearn_ed.FilterRefineNeighbors` fitted on one partition of the
 base with the shared, already fitted embedder, plus the partition's global
-offset (and its targets, for the supervised estimators).
+offset (labels and targets stay in the client process).
 """
 
 from dataclasses import dataclass
@@ -76,7 +76,7 @@ def search_shard(shard, queries, n_neighbors):
     """The shard's top-k of each query: exact distances and global indices."""
     k = min(n_neighbors, shard.n_items)
     distances, indices = shard.search.kneighbors(queries, n_neighbors=k)
-    return distances, indices + shard.offset, None
+    return distances, indices + shard.offset
 
 
 def tied_items(shard, queries, kth):
@@ -103,15 +103,7 @@ def merge_top_k(left, right, n_neighbors):
     distances = np.hstack([left[0], right[0]])
     indices = np.hstack([left[1], right[1]])
     order = np.lexsort((indices, distances), axis=1)[:, :n_neighbors]
-    merged = (
+    return (
         np.take_along_axis(distances, order, axis=1),
         np.take_along_axis(indices, order, axis=1),
     )
-    if left[2] is None:
-        return (*merged, None)
-    targets = np.concatenate([left[2], right[2]], axis=1)
-    return (*merged, np.take_along_axis(targets, _expand(order, targets), axis=1))
-
-
-def _expand(order, targets):
-    return order if targets.ndim == 2 else order[..., None]

@@ -94,7 +94,7 @@ class ShardedVotesMixin:
         k-th distance share the remaining votes)."""
         check_is_fitted(self, "n_shards_")
         wrapped = self._wrapped()
-        distances, indices, _ = self._search(X)
+        distances, indices = self._search(X)
         if wrapped.ties == "index":
             return index_voters(distances, indices, wrapped.weights)
         tied = self._tied(X, distances[:, -1])
