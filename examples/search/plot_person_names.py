@@ -61,7 +61,8 @@ for label, params in settings.items():
     within = search.radius_neighbors(records, radius=0.2, return_distance=False)
     found = np.mean([person in row for person, row in zip(truth, within)])
     nearest = search.kneighbors(records, return_distance=False)[:, 0]
-    print(f"{label}: the person within 0.2 {found:.3f}, nearest {np.mean(nearest == truth):.3f}")
+    print(label)
+    print(f"  the person within 0.2: {found:.3f}, nearest: {np.mean(nearest == truth):.3f}")
 
 # %%
 # Sorted, "maria mia brown" and "mia maria brown" become the same string, so
