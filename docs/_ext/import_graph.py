@@ -20,6 +20,8 @@ LAYERS = {
     "neighbors": 4,
     "metrics": 5,
     "dask": 5,
+    "io": 1,
+    "cli": 6,
 }
 ROLES = {
     "utils": "string checks and codes,\nq-gram kernels, save/load",
@@ -31,6 +33,8 @@ ROLES = {
     "neighbors": "FilterRefine estimators:\nembed, index, refine",
     "metrics": "recall, speedup,\nscorers, displays",
     "dask": "sharded estimators\non a Dask cluster",
+    "io": "FASTA/FASTQ, text and\ntable files; neighbor TSV",
+    "cli": "the sklearn-ed\ncommand line",
 }
 # sklearn_ed/__init__.py and the demo script sit above every layer.
 TOP = max(LAYERS.values()) + 1

@@ -1,0 +1,11 @@
+"""The ``sklearn-ed`` command line: neighbor tables from sequence and text files.
+
+``sklearn-ed knn BASE [QUERIES]`` and ``sklearn-ed index BASE -o INDEX``;
+``python -m sklearn_ed`` runs the same. Every failure is one line on stderr
+and an exit code (see ``sklearn-ed knn -h``); an output file appears whole or
+not at all.
+"""
+
+from ._main import main
+
+__all__ = ["main"]

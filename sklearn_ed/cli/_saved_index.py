@@ -1,0 +1,61 @@
+"""An index folder: the fitted estimator (sklearn_ed.save) and its records' names."""
+
+import json
+import os
+
+from ..utils import load, save
+from ._errors import input_error
+
+INFO_FILE = "index.json"
+FORMAT = "sklearn-ed-index"
+VERSION = 1
+
+
+def is_saved_index(path):
+    return os.path.isdir(path) and os.path.isfile(os.path.join(path, INFO_FILE))
+
+
+def write_index(folder, estimator, names, alphabet):
+    """Fill ``folder`` with the estimator and a JSON of names and alphabet."""
+    save(estimator, os.path.join(folder, "estimator"))
+    info = {"format": FORMAT, "version": VERSION, "alphabet": alphabet, "names": list(names)}
+    with open(os.path.join(folder, INFO_FILE), "w", encoding="utf-8") as file:
+        json.dump(info, file)
+
+
+def read_index(path):
+    """``(estimator, names, alphabet)`` of an index folder; load() builds no code from it."""
+    try:
+        with open(os.path.join(path, INFO_FILE), encoding="utf-8") as file:
+            info = json.load(file)
+    except (OSError, ValueError) as error:
+        raise input_error(f"{path!r}: cannot read {INFO_FILE} ({error})") from error
+    _check_info(path, info)
+    try:
+        estimator = load(os.path.join(path, "estimator"))
+    except ValueError as error:
+        raise input_error(str(error)) from error
+    if len(info["names"]) != estimator.n_samples_fit_:
+        raise input_error(
+            f"{path!r}: {INFO_FILE} names {len(info['names'])} records, the index holds "
+            f"{estimator.n_samples_fit_}"
+        )
+    return estimator, info["names"], info["alphabet"]
+
+
+def _check_info(path, info):
+    valid = (
+        isinstance(info, dict)
+        and info.keys() == {"format", "version", "alphabet", "names"}
+        and info["format"] == FORMAT
+        and isinstance(info["names"], list)
+        and all(isinstance(name, str) for name in info["names"])
+        and (info["alphabet"] is None or isinstance(info["alphabet"], str))
+    )
+    if not valid:
+        raise input_error(f"{path!r}: {INFO_FILE} is not an index written by sklearn-ed index")
+    if info["version"] != VERSION:
+        raise input_error(
+            f"{path!r}: index format version {info['version']!r}; this sklearn-ed reads "
+            f"version {VERSION}"
+        )

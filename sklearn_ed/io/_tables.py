@@ -1,0 +1,67 @@
+"""Neighbor tables: the answer of ``kneighbors`` with the records' names."""
+
+import numpy as np
+
+COLUMNS = ("query", "target", "distance", "rank")
+
+
+def neighbors_frame(distances, indices, query_names, target_names):
+    """The neighbors of each query as a long table, one row per (query, neighbor).
+
+    Parameters
+    ----------
+    distances, indices : ndarray of shape (n_queries, n_neighbors)
+        What ``kneighbors`` returned.
+    query_names : array-like of shape (n_queries,)
+        Names of the queries (``Records.names``).
+    target_names : array-like of shape (n_samples_fit,)
+        Names of the fitted items, which ``indices`` point into.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        Columns ``query``, ``target``, ``distance`` and ``rank`` (1 for the
+        nearest), queries in input order.
+
+    Examples
+    --------
+    >>> from sklearn_ed import FilterRefineNeighbors
+    >>> from sklearn_ed.io import neighbors_frame
+    >>> search = FilterRefineNeighbors(n_neighbors=1, random_state=0).fit(["ACGT", "TTTT"])
+    >>> distances, indices = search.kneighbors(["ACGA"])
+    >>> neighbors_frame(distances, indices, ["q1"], ["base1", "base2"])
+      query target  distance  rank
+    0    q1  base1       1.0     1
+    """
+    import pandas as pd
+
+    return pd.DataFrame(dict(zip(COLUMNS, _columns(distances, indices, query_names, target_names))))
+
+
+def write_neighbors(file, distances, indices, query_names, target_names):
+    """Append the rows of :func:`neighbors_frame` to an open text file, tab-separated.
+
+    Integral distances are written without a decimal point.
+    """
+    queries, targets, values, ranks = _columns(distances, indices, query_names, target_names)
+    integral = bool(np.all(values == np.round(values)))
+    text = values.astype(np.int64).astype(str) if integral else np.char.mod("%.6g", values)
+    file.writelines(
+        f"{query}\t{target}\t{value}\t{rank}\n"
+        for query, target, value, rank in zip(queries, targets, text, ranks)
+    )
+
+
+def _columns(distances, indices, query_names, target_names):
+    distances, indices = np.asarray(distances), np.asarray(indices)
+    n_queries, n_neighbors = indices.shape
+    query_names = np.asarray(query_names, dtype=object)
+    target_names = np.asarray(target_names, dtype=object)
+    if len(query_names) != n_queries:
+        raise ValueError(f"Got {len(query_names)} query names for {n_queries} queries.")
+    return (
+        np.repeat(query_names, n_neighbors),
+        target_names[indices.ravel()],
+        distances.ravel().astype(np.float64),
+        np.tile(np.arange(1, n_neighbors + 1), n_queries),
+    )
