@@ -434,6 +434,7 @@ RUNS = [
         docs="benchmarks/triplet",
         needs="triplet_pig",
     ),
+    Run("command_line", "bench_command_line", "", minutes=20, docs="user_guide/command_line"),
     Run(
         "words",
         "bench_words",
