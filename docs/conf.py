@@ -84,6 +84,7 @@ sphinx_gallery_conf = {
     "subsection_order": ExplicitOrder(
         [
             "../examples/search",
+            "../examples/sequence_files",
             "../examples/classification",
             "../examples/clustering",
             "../examples/other_metrics",

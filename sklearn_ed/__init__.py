@@ -4,6 +4,7 @@ Strings (or any objects) are embedded into vectors; candidates are filtered
 by cheap vector distance and refined with the exact distance.
 """
 
+from .dedup import StringDeduplicator
 from .embedding import (
     CGKEmbedder,
     ClusterMetricLearner,
@@ -18,6 +19,8 @@ from .neighbors import (
     FilterRefineNeighbors,
     FilterRefineRegressor,
     FilterRefineTransformer,
+    iter_similarity_join,
+    similarity_join,
 )
 from .utils import load, save
 
@@ -34,8 +37,11 @@ __all__ = [
     "FilterRefineTransformer",
     "GRUEmbedder",
     "QGramEmbedder",
+    "StringDeduplicator",
     "TripletMinedEmbedder",
     "__version__",
+    "iter_similarity_join",
     "load",
     "save",
+    "similarity_join",
 ]

@@ -53,6 +53,8 @@ QUICK_PARAMS = {
     "FilterRefineClassifier": _FILTER_REFINE,
     "FilterRefineRegressor": _FILTER_REFINE,
     "FilterRefineTransformer": _FILTER_REFINE,
+    # The families fixture's near duplicates are up to 4 edits apart.
+    "StringDeduplicator": dict(threshold=4),
 }
 # Further configurations worth checking, on top of the quick settings.
 VARIANTS = {

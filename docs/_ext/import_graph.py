@@ -21,6 +21,7 @@ LAYERS = {
     "metrics": 5,
     "dask": 5,
     "io": 1,
+    "dedup": 5,
     "cli": 6,
 }
 ROLES = {
@@ -34,6 +35,7 @@ ROLES = {
     "metrics": "recall, speedup,\nscorers, displays",
     "dask": "sharded estimators\non a Dask cluster",
     "io": "FASTA/FASTQ, text and\ntable files; neighbor TSV",
+    "dedup": "groups of near\nduplicates (join)",
     "cli": "the sklearn-ed\ncommand line",
 }
 # sklearn_ed/__init__.py and the demo script sit above every layer.

@@ -36,7 +36,7 @@ def run_knn(options):
                 write_neighbors(out, distances, indices, chunk.names, names)
                 n_rows += distances.size
     where = "stdout" if options.output in (None, "-") else repr(options.output)
-    _log(options, f"wrote {n_rows:,} neighbors to {where} in {_seconds(started)}")
+    log(options, f"wrote {n_rows:,} neighbors to {where} in {seconds(started)}")
 
 
 def run_index(options):
@@ -45,7 +45,7 @@ def run_index(options):
     records, alphabet, search = _fitted(options, excludes_self=False)
     with output_folder(options.output) as folder:
         write_index(folder, search, records.names, alphabet)
-    _log(options, f"wrote the index of {len(records):,} records to {options.output!r}")
+    log(options, f"wrote the index of {len(records):,} records to {options.output!r}")
 
 
 def _check_index_output(path, force):
@@ -70,7 +70,7 @@ def _base_search(options, excludes_self):
         alphabet = None if options.alphabet == "any" else options.alphabet
     check_k(options.k, search.n_samples_fit_, options.base, excludes_self)
     search.set_params(n_jobs=options.threads, verbose=int(not options.quiet))
-    _log(options, f"loaded the index of {search.n_samples_fit_:,} records from {options.base!r}")
+    log(options, f"loaded the index of {search.n_samples_fit_:,} records from {options.base!r}")
     return search, names, alphabet
 
 
@@ -86,7 +86,7 @@ def _index_options(options):
 def _fitted(options, excludes_self):
     started = time.perf_counter()
     records, alphabet = read_base(options.base, options)
-    _log(
+    log(
         options,
         f"read {len(records):,} records from {options.base!r}"
         + (f" (alphabet {alphabet})" if alphabet else ""),
@@ -102,7 +102,7 @@ def _fitted(options, excludes_self):
         random_state=options.seed,
         verbose=int(not options.quiet),
     ).fit(records.sequences)
-    _log(options, f"fitted in {_seconds(started)}: {_fit_summary(search)}")
+    log(options, f"fitted in {seconds(started)}: {_fit_summary(search)}")
     return records, alphabet, search
 
 
@@ -113,10 +113,10 @@ def _fit_summary(search):
     return summary + (", exact" if search.exact else "")
 
 
-def _seconds(started):
+def seconds(started):
     return f"{time.perf_counter() - started:.1f} s"
 
 
-def _log(options, message):
+def log(options, message):
     if not options.quiet:
         print(f"[sklearn-ed] {message}", file=sys.stderr, flush=True)

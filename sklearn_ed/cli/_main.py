@@ -6,9 +6,10 @@ import warnings
 
 from ._commands import run_index, run_knn
 from ._errors import EXIT_FAILED, EXIT_INPUT, EXIT_OK, CommandError
+from ._join_commands import run_dedup, run_join
 from ._parser import build_parser
 
-COMMANDS = {"knn": run_knn, "index": run_index}
+COMMANDS = {"knn": run_knn, "index": run_index, "join": run_join, "dedup": run_dedup}
 
 
 def main(argv=None):

@@ -18,7 +18,7 @@ from ._sequences import (
     read_sequences,
     write_sequences,
 )
-from ._tables import COLUMNS, neighbors_frame, write_neighbors
+from ._tables import COLUMNS, neighbors_frame, write_neighbors, write_pairs
 from ._text import TextFileError, read_strings
 
 __all__ = [

@@ -44,12 +44,28 @@ def write_neighbors(file, distances, indices, query_names, target_names):
     Integral distances are written without a decimal point.
     """
     queries, targets, values, ranks = _columns(distances, indices, query_names, target_names)
-    integral = bool(np.all(values == np.round(values)))
-    text = values.astype(np.int64).astype(str) if integral else np.char.mod("%.6g", values)
     file.writelines(
         f"{query}\t{target}\t{value}\t{rank}\n"
-        for query, target, value, rank in zip(queries, targets, text, ranks)
+        for query, target, value, rank in zip(queries, targets, _formatted(values), ranks)
     )
+
+
+def write_pairs(file, left_rows, right_rows, distances, left_names, right_names):
+    """Append pairs of a join as ``left, right, distance`` rows (names, tab-separated)."""
+    left_names = np.asarray(left_names, dtype=object)[left_rows]
+    right_names = np.asarray(right_names, dtype=object)[right_rows]
+    values = np.asarray(distances, dtype=np.float64)
+    file.writelines(
+        f"{left}\t{right}\t{value}\n"
+        for left, right, value in zip(left_names, right_names, _formatted(values))
+    )
+
+
+def _formatted(values):
+    """Integral distances without a decimal point, others with 6 significant digits."""
+    if np.all(values == np.round(values)):
+        return values.astype(np.int64).astype(str)
+    return np.char.mod("%.6g", values)
 
 
 def _columns(distances, indices, query_names, target_names):

@@ -2,6 +2,7 @@
 
 from ._classification import FilterRefineClassifier
 from ._graph import FilterRefineTransformer
+from ._join import distance_threshold, iter_similarity_join, similarity_join
 from ._regression import FilterRefineRegressor
 
 # For the sharded estimators of sklearn_ed.dask (not in __all__).
@@ -13,4 +14,6 @@ __all__ = [
     "FilterRefineNeighbors",
     "FilterRefineRegressor",
     "FilterRefineTransformer",
+    "iter_similarity_join",
+    "similarity_join",
 ]

@@ -37,6 +37,7 @@ from ._batching import (
     concat_items,
 )
 from ._exact import check_lower_bound
+from ._join import JoinMixin
 from ._kneighbors import KNeighborsMixin
 from ._recall_check import check_recall, low_recall_advice, sample_size
 from ._saved_state import SavedStateMixin
@@ -46,7 +47,7 @@ from ._search import FittedSearch
 _RECHECK_GROWTH = 0.5
 
 
-class FilterRefineBase(SavedStateMixin, KNeighborsMixin, BaseEstimator):
+class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimator):
     """Base class of the FilterRefine estimators (not for direct use)."""
 
     _parameter_constraints: dict = {

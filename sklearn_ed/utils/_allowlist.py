@@ -69,6 +69,7 @@ OBJECTS = {
         },
     ),
     **_names(_INDEX, {"_codes": "EmbeddingSpec"}),
+    **_names("sklearn_ed.dedup.", {"_deduplicator": "StringDeduplicator"}),
     **_names(_NN, {"_training_distances": "TrainingDistances"}),
     **_names("sklearn_ed.utils.", {"_strings": "Alphabet", "_qgrams": "CodeTable"}),
     # scikit-learn estimators that sklearn-ed's own hold or that wrap them.

@@ -1,6 +1,7 @@
 """The sklearn-ed command against the Python API, run as users run it."""
 
 import gzip
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-from sklearn_ed import FilterRefineNeighbors
+from sklearn_ed import FilterRefineNeighbors, StringDeduplicator, similarity_join
 from sklearn_ed.cli import main
 from sklearn_ed.datasets import make_genome_reads
 from sklearn_ed.io import Records, write_sequences
@@ -214,3 +215,61 @@ def test_help_leads_with_usage_and_common_options():
     lines = stdout.splitlines()
     assert lines[0] == "usage: sklearn-ed knn [options] BASE|INDEX [QUERIES]"
     assert stdout.index("common options") < stdout.index("input:") < stdout.index("other:")
+
+
+def test_join_two_files_equals_similarity_join(tmp_path, capsys):
+    left = ["kitten", "sitting", "mitten", "smitten", "bitten"]
+    right = ["kiten", "fitting", "mittens"]
+    (tmp_path / "left.txt").write_text("\n".join(left) + "\n")
+    (tmp_path / "right.txt").write_text("\n".join(right) + "\n")
+    args = ["join", str(tmp_path / "left.txt"), str(tmp_path / "right.txt"), "--threshold", "2"]
+    assert main([*args, "-q"]) == 0
+    frame = table(__import__("io").StringIO(capsys.readouterr().out))
+    rows, columns, distances = similarity_join(left, right, threshold=2)
+    expected = sorted(zip((rows + 1).tolist(), (columns + 1).tolist(), distances.tolist()))
+    assert list(frame.columns) == ["left", "right", "distance"]
+    assert sorted(frame.itertuples(index=False, name=None)) == expected
+
+
+def test_dedup_table_names_groups_and_representatives(tmp_path, capsys):
+    (tmp_path / "people.csv").write_text(
+        'id,name\np1,Jon Smith\np2,John Smith\np3,"Smith, John"\np4,Ann Lee\np5,Anne Lee\n'
+    )
+    args = [
+        "dedup",
+        str(tmp_path / "people.csv"),
+        "--column",
+        "name",
+        "--name-column",
+        "id",
+        "--min-similarity",
+        "0.85",
+        "--metric",
+        "normalized_indel",
+        "--processor",
+        "default_sort_tokens",
+        "-q",
+    ]
+    assert main(args) == 0
+    frame = table(__import__("io").StringIO(capsys.readouterr().out))
+    dedup = StringDeduplicator(
+        min_similarity=0.85, metric="normalized_indel", processor="default_sort_tokens"
+    ).fit(["Jon Smith", "John Smith", "Smith, John", "Ann Lee", "Anne Lee"])
+    assert frame["name"].tolist() == ["p1", "p2", "p3", "p4", "p5"]
+    assert frame["group"].tolist() == dedup.labels_.tolist() == [0, 0, 0, 1, 1]
+    names = np.array(["p1", "p2", "p3", "p4", "p5"])
+    assert frame["representative"].tolist() == names[dedup.representatives_[dedup.labels_]].tolist()
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ([], "give one of --threshold"),
+        (["--min-similarity", "0.9"], "--min-similarity needs a normalized metric"),
+        (["--threshold", "2", "--metric", "normalized_levenshtein"], r"in \[0, 1\]"),
+    ],
+)
+def test_join_thresholds_are_usage_errors(tmp_path, capsys, extra, message):
+    (tmp_path / "w.txt").write_text("a\nb\n")
+    assert main(["join", str(tmp_path / "w.txt"), "-q", *extra]) == 2
+    assert re.search(message, capsys.readouterr().err)

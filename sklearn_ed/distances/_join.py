@@ -1,0 +1,152 @@
+"""Every pair of strings within a distance threshold, exactly, in blocks.
+
+Two ways to find them: compare every pair (``"brute"``, rapidfuzz with a
+score cut-off, a block of rows at a time), or compare only the candidates of
+the partition filter (``"partition"``, :mod:`._partition`), which is lossless
+for the metrics whose threshold implies a Levenshtein bound:
+
+- Levenshtein: ``lev <= t``.
+- Indel (insertions and deletions only): a substitution is one deletion and
+  one insertion, so ``lev <= indel <= t``.
+- OSA and Damerau-Levenshtein: a transposition is two substitutions, so
+  ``lev <= 2 * osa <= 2 t``; LCSseq (``max(|a|, |b|) - lcs``):
+  ``indel = |a| + |b| - 2 lcs <= 2 lcsseq``, so ``lev <= 2 t``.
+- normalized Levenshtein (``lev / max(|a|, |b|)``): ``lev <= t max(|a|, |b|)``;
+  normalized Indel (``indel / (|a| + |b|)``): ``lev <= t (|a| + |b|)``.
+
+Jaro, Jaro-Winkler and Hamming have no such bound here: they are joined by
+``"brute"``.
+"""
+
+import numpy as np
+
+from ._pairwise import pairwise_distances_within
+from ._partition import partition_candidates
+from ._registry import get_metric
+
+_EPSILON = 1e-9
+
+
+def _floor(values):
+    return np.floor(np.asarray(values, dtype=np.float64) + _EPSILON).astype(np.int64)
+
+
+LEVENSHTEIN_BOUNDS = {
+    "levenshtein": lambda t: lambda a, b: np.full(len(a), _floor(t)),
+    "indel": lambda t: lambda a, b: np.full(len(a), _floor(t)),
+    "osa": lambda t: lambda a, b: np.full(len(a), 2 * _floor(t)),
+    "damerau_levenshtein": lambda t: lambda a, b: np.full(len(a), 2 * _floor(t)),
+    "lcsseq": lambda t: lambda a, b: np.full(len(a), 2 * _floor(t)),
+    "normalized_levenshtein": lambda t: lambda a, b: _floor(t * np.maximum(a, b)),
+    "normalized_indel": lambda t: lambda a, b: _floor(t * (np.asarray(a) + b)),
+}
+# Below this many pairs, comparing all of them costs less than building the filter.
+BRUTE_PAIRS = 2_000_000
+# Shortest mean segment for which the filter prunes: shorter ones match anywhere.
+MIN_SEGMENT = 3
+# Distance cells computed at once by the brute-force path (bounds its memory).
+BRUTE_BLOCK_CELLS = 4_000_000
+
+
+def levenshtein_bound(metric, threshold):
+    """``bound(len_a, len_b)`` implied by ``metric <= threshold``, or None."""
+    make = LEVENSHTEIN_BOUNDS.get(get_metric(metric).name)
+    return None if make is None else make(threshold)
+
+
+def choose_join_method(left, right, metric, threshold):
+    """``"partition"`` where the filter prunes and the sides are large, else ``"brute"``."""
+    bound = levenshtein_bound(metric, threshold)
+    n_pairs = len(left) * len(left if right is None else right)
+    if bound is None or n_pairs <= BRUTE_PAIRS:
+        return "brute"
+    lengths = np.fromiter(map(len, left), np.int64, len(left))
+    segments = lengths / (bound(lengths, lengths) + 1)
+    return "partition" if np.median(segments) >= MIN_SEGMENT else "brute"
+
+
+def join_blocks(left, right, metric, threshold, *, method, n_jobs=None):
+    """Blocks ``(left_rows, right_rows, distances)`` of every pair within ``threshold``.
+
+    ``right=None`` is a self-join: each pair once with ``left_rows <
+    right_rows``, no pair of an item with itself. Within a block pairs are
+    sorted by left then right row; blocks come in no particular order.
+    """
+    if method == "partition":
+        yield from _partition_join(left, right, metric, threshold, n_jobs)
+    else:
+        yield from _brute_join(left, right, metric, threshold, n_jobs)
+
+
+def _brute_join(left, right, metric, threshold, n_jobs):
+    other = left if right is None else right
+    block = max(1, BRUTE_BLOCK_CELLS // max(len(other), 1))
+    for begin in range(0, len(left), block):
+        stop = min(begin + block, len(left))
+        # A self-join compares a row only with the rows after it.
+        first = begin + 1 if right is None else 0
+        if first >= len(other):
+            break
+        rows, columns, distances = pairwise_distances_within(
+            left[begin:stop],
+            other[first:],
+            metric,
+            limits=threshold,
+            n_jobs=n_jobs,
+            check_input=False,
+        )
+        rows, columns = rows + begin, columns + first
+        if right is None:
+            keep = columns > rows
+            rows, columns, distances = rows[keep], columns[keep], distances[keep]
+        yield rows, columns, distances
+
+
+def _partition_join(left, right, metric, threshold, n_jobs):
+    spec = get_metric(metric)
+    bound = levenshtein_bound(spec, threshold)
+    index_side = left if right is None else right
+    short, blocks = partition_candidates(index_side, left, bound)
+    is_short = np.zeros(len(index_side), dtype=bool)
+    is_short[short] = True
+    for probe_rows, index_rows in blocks:
+        if right is None:  # each pair once, from its larger row; short rows are done apart
+            keep = (index_rows < probe_rows) & ~is_short[probe_rows]
+            probe_rows, index_rows = probe_rows[keep], index_rows[keep]
+            probe_rows, index_rows = index_rows, probe_rows
+        yield _verified(spec, left, index_side, probe_rows, index_rows, threshold, n_jobs)
+    if short.size:
+        yield _short_pairs(spec, left, right, short, is_short, threshold, n_jobs)
+
+
+def _verified(spec, left, right, left_rows, right_rows, threshold, n_jobs):
+    workers = -1 if n_jobs is None or n_jobs < 0 else n_jobs
+    distances = np.asarray(
+        spec.paired(left[left_rows], right[right_rows], score_cutoff=threshold, workers=workers)
+    )
+    keep = distances <= threshold
+    left_rows, right_rows, distances = left_rows[keep], right_rows[keep], distances[keep]
+    order = np.lexsort((right_rows, left_rows))
+    return left_rows[order], right_rows[order], distances[order]
+
+
+def _short_pairs(spec, left, right, short, is_short, threshold, n_jobs):
+    """Pairs with an indexed row too short to cut, by comparing it to every probe."""
+    rows, columns, distances = pairwise_distances_within(
+        (left if right is None else right)[short],
+        left,
+        spec,
+        limits=threshold,
+        n_jobs=n_jobs,
+        check_input=False,
+    )
+    index_rows = short[rows]
+    if right is None:
+        # Pairs of two short rows appear twice (keep one); never an item with itself.
+        keep = (index_rows != columns) & ~(is_short[columns] & (columns < index_rows))
+        low = np.minimum(index_rows[keep], columns[keep])
+        high = np.maximum(index_rows[keep], columns[keep])
+        order = np.lexsort((high, low))
+        return low[order], high[order], distances[keep][order]
+    order = np.lexsort((index_rows, columns))
+    return columns[order], index_rows[order], distances[order]

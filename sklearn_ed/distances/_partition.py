@@ -1,0 +1,190 @@
+"""Candidate pairs within an edit-distance bound by shared segments (Pass-Join).
+
+Li, Deng, Wang and Feng, "Pass-Join: a partition-based method for similarity
+joins", PVLDB 5(3), 2011. Cut a string ``r`` into ``tau + 1`` segments; if
+``lev(r, s) <= tau``, the edits touch at most ``tau`` segments, so one
+segment of ``r`` appears in ``s`` unchanged (pigeonhole). Its start in ``s``
+moves by ``delta`` from its start in ``r``, where the edits left of it are at
+least ``|delta|`` and those right of it at least ``|len(s) - len(r) - delta|``;
+so ``delta`` lies in ``[(D - tau) / 2, (D + tau) / 2]`` with ``D = len(s) -
+len(r)`` (the position-aware window of the paper). Every pair within the
+bound is therefore among the pairs where a substring of ``s`` in that window
+equals a segment of ``r``: the filter is lossless. Cutting into more than
+``tau + 1`` segments keeps it lossless, which lets one cut of ``r`` serve every
+partner length when the bound depends on the lengths (normalized distances).
+
+Segments and substrings are compared by 64-bit polynomial hashes (a
+collision adds a candidate, never loses one), computed for all strings at
+once from prefix sums (NumPy, no compiled kernel), and matched by sorting.
+Strings shorter than their number of segments cannot be cut; their pairs
+are left to the caller (``short`` in :func:`partition_candidates`).
+"""
+
+import numpy as np
+
+_BASE = np.uint64(0x100000001B3)  # odd: invertible modulo 2**64
+_BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 2**64))
+_LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
+_SEGMENT_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
+# Probe substrings hashed at once: bounds the extra memory of a call.
+PROBE_BLOCK = 2_000_000
+# Strings whose prefix sums are held at once while indexing.
+STRING_BLOCK = 100_000
+
+
+class _Hashes:
+    """Polynomial hashes of any substring of a list of strings, from prefix sums."""
+
+    def __init__(self, strings):
+        self.lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+        self.offsets = np.concatenate([[0], np.cumsum(self.lengths)])
+        text = "".join(strings).encode("utf-32-le")
+        codes = np.frombuffer(text, dtype=np.uint32).astype(np.uint64) + np.uint64(1)
+        n = len(codes)
+        with np.errstate(over="ignore"):
+            self.powers = np.cumprod(np.full(n + 1, _BASE, dtype=np.uint64))
+            self.powers = np.concatenate([[np.uint64(1)], self.powers[:-1]])
+            self.inverse = np.cumprod(np.full(n + 1, _BASE_INVERSE, dtype=np.uint64))
+            self.inverse = np.concatenate([[np.uint64(1)], self.inverse[:-1]])
+            self.prefix = np.concatenate([[np.uint64(0)], np.cumsum(codes * self.powers[:n])])
+
+    def of(self, rows, starts, lengths):
+        """Hash of ``strings[rows][starts : starts + lengths]`` (arrays broadcast)."""
+        begin = self.offsets[rows] + starts
+        with np.errstate(over="ignore"):
+            return (self.prefix[begin + lengths] - self.prefix[begin]) * self.inverse[begin]
+
+
+def _key(hashes, length, segment):
+    with np.errstate(over="ignore"):
+        return hashes * _LENGTH_MIX + np.uint64(length) * _SEGMENT_MIX + np.uint64(segment)
+
+
+def even_segments(length, n_segments):
+    """Starts and lengths of the paper's even partition (the longer segments last)."""
+    short, n_long = divmod(length, n_segments)
+    sizes = np.full(n_segments, short, dtype=np.int64)
+    if n_long:
+        sizes[n_segments - n_long :] += 1
+    return np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes
+
+
+def segment_counts(index_lengths, probe_lengths, bound):
+    """Per distinct indexed length, segments = 1 + the largest bound over its partners.
+
+    Returns ``{length: n_segments}``; a length without any partner is left out.
+    """
+    probe = np.unique(probe_lengths)
+    counts = {}
+    for length in np.unique(index_lengths):
+        taus = bound(np.full(len(probe), length), probe)
+        partners = np.abs(probe - length) <= taus
+        if partners.any():
+            counts[int(length)] = int(taus[partners].max()) + 1
+    return counts
+
+
+class SegmentIndex:
+    """The segments of the indexed strings, sorted by key, with their rows."""
+
+    def __init__(self, strings, counts, block=STRING_BLOCK):
+        keys, rows = [], []
+        self.plans = {
+            length: even_segments(length, n_segments)
+            for length, n_segments in counts.items()
+            if length >= n_segments
+        }
+        for begin in range(0, len(strings), block):
+            hashes = _Hashes(strings[begin : begin + block])
+            for length, (starts, sizes) in self.plans.items():
+                members = np.flatnonzero(hashes.lengths == length)
+                for segment, (start, size) in enumerate(zip(starts, sizes)):
+                    keys.append(_key(hashes.of(members, start, size), length, segment))
+                    rows.append(members + begin)
+        keys = np.concatenate(keys) if keys else np.empty(0, np.uint64)
+        rows = np.concatenate(rows) if rows else np.empty(0, np.int64)
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.rows = keys[order], rows[order]
+
+    def matches(self, keys):
+        """``(positions into keys, indexed rows)`` of every equal key."""
+        low = np.searchsorted(self.keys, keys, side="left")
+        high = np.searchsorted(self.keys, keys, side="right")
+        counts = high - low
+        positions = np.repeat(np.arange(len(keys)), counts)
+        starts = np.repeat(low - np.cumsum(counts) + counts, counts)
+        return positions, self.rows[starts + np.arange(len(positions))]
+
+
+def _probe_plan(probe_length, index_length, tau, starts, sizes):
+    """(segment, start in the probe, size) of every window substring to look up."""
+    shift = probe_length - index_length
+    low, high = -((tau - shift) // 2), (shift + tau) // 2
+    plan = []
+    for segment, (start, size) in enumerate(zip(starts, sizes)):
+        first, last = max(start + low, 0), min(start + high, probe_length - size)
+        plan.extend((segment, position, size) for position in range(first, last + 1))
+    return np.array(plan, dtype=np.int64).reshape(-1, 3)
+
+
+def partition_candidates(index_strings, probe_strings, bound):
+    """Candidate pairs holding every pair within ``bound`` of Levenshtein distance.
+
+    Parameters
+    ----------
+    index_strings, probe_strings : list of str
+        The two sides (the same list for a self-join).
+    bound : callable
+        ``bound(index_lengths, probe_lengths) -> int array``: the largest
+        Levenshtein distance a pair of those lengths may have to qualify.
+
+    Returns
+    -------
+    short : ndarray of int64
+        Indexed rows too short to cut: their pairs are not among the
+        candidates (compare them to every probe directly).
+    blocks : iterator of (probe_rows, index_rows)
+        Candidate pairs, block by block, each pair once within a block.
+    """
+    index_lengths = np.fromiter(map(len, index_strings), np.int64, len(index_strings))
+    probe_lengths = np.fromiter(map(len, probe_strings), np.int64, len(probe_strings))
+    counts = segment_counts(index_lengths, probe_lengths, bound)
+    index = SegmentIndex(index_strings, counts)
+    uncut = [length for length, n_segments in counts.items() if length < n_segments]
+    short = np.flatnonzero(np.isin(index_lengths, uncut))
+    return short, _blocks(index, probe_strings, probe_lengths, bound)
+
+
+def _blocks(index, probe_strings, probe_lengths, bound):
+    for probe_length in np.unique(probe_lengths):
+        rows = np.flatnonzero(probe_lengths == probe_length)
+        plans = []
+        for index_length, (starts, sizes) in index.plans.items():
+            tau = int(bound(np.array([index_length]), np.array([probe_length]))[0])
+            if abs(int(probe_length) - index_length) <= tau:
+                plan = _probe_plan(int(probe_length), index_length, tau, starts, sizes)
+                if len(plan):
+                    plans.append((index_length, plan))
+        if plans:
+            yield from _probe(index, probe_strings, rows, plans)
+
+
+def _probe(index, probe_strings, rows, plans):
+    width = sum(len(plan) for _, plan in plans)
+    block = max(1, PROBE_BLOCK // max(width, 1))
+    for begin in range(0, len(rows), block):
+        part = rows[begin : begin + block]
+        hashes = _Hashes([probe_strings[i] for i in part])
+        local = np.arange(len(part))[:, None]
+        found_probe, found_index = [], []
+        for index_length, plan in plans:
+            substring = hashes.of(local, plan[:, 1][None, :], plan[:, 2][None, :])
+            keys = _key(substring, index_length, 0)
+            with np.errstate(over="ignore"):
+                keys = keys + plan[:, 0].astype(np.uint64)[None, :]
+            positions, matched = index.matches(keys.ravel())
+            found_probe.append(part[positions // len(plan)])
+            found_index.append(matched)
+        probe_rows, index_rows = np.concatenate(found_probe), np.concatenate(found_index)
+        pairs = np.unique(np.column_stack([probe_rows, index_rows]), axis=0)
+        yield pairs[:, 0], pairs[:, 1]

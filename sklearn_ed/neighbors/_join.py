@@ -1,0 +1,310 @@
+"""Similarity joins: every pair of two lists (or of one) within a threshold, exactly."""
+
+import os
+from numbers import Real
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ..distances import (
+    choose_join_method,
+    get_metric,
+    join_blocks,
+    levenshtein_bound,
+    pairwise_distances_within,
+)
+from ..utils import apply_processor, check_items
+
+JOIN_METHODS = ("auto", "partition", "brute")
+# Bytes of one output pair: two int64 rows and a float64 distance.
+_PAIR_BYTES = 24
+_SAMPLE_LEFT, _SAMPLE_RIGHT = 300, 3000
+
+
+def distance_threshold(spec, threshold, min_similarity):
+    """The largest distance kept, from a threshold in the metric's unit or a similarity."""
+    if (threshold is None) == (min_similarity is None):
+        raise ValueError("Give exactly one of threshold= (a distance) or min_similarity=.")
+    if min_similarity is not None:
+        if not spec.normalized:
+            raise ValueError(
+                f"min_similarity needs a normalized metric (distances in [0, 1]), got "
+                f"metric={spec.name!r}; use metric='normalized_levenshtein' or "
+                "'normalized_indel', or a threshold= in edits."
+            )
+        _check_real(min_similarity, "min_similarity", 0.0, 1.0)
+        # Rounded, so that a similarity of exactly 0.8 stays in at min_similarity=0.8.
+        return round(1.0 - float(min_similarity), 12)
+    upper = 1.0 if spec.normalized else np.inf
+    _check_real(threshold, "threshold", 0.0, upper)
+    return float(threshold)
+
+
+def _check_real(value, name, low, high):
+    if isinstance(value, bool) or not isinstance(value, Real) or not low <= value <= high:
+        unit = "[0, 1] for a normalized metric" if high == 1.0 else "a distance >= 0"
+        raise ValueError(f"{name} must be a number in {unit}, got {value!r}.")
+
+
+def _prepared(strings, processor, name, spec):
+    return apply_processor(processor, check_items(strings, spec.input_type, name=name), name=name)
+
+
+def iter_similarity_join(
+    left,
+    right=None,
+    *,
+    threshold=None,
+    min_similarity=None,
+    metric="levenshtein",
+    processor=None,
+    method="auto",
+    n_jobs=None,
+):
+    """Stream every pair within a threshold, block by block, in bounded memory.
+
+    The same pairs as :func:`similarity_join`, as blocks of arrays, so the
+    output need not fit in memory: write each block out, or reduce it.
+
+    Parameters
+    ----------
+    left, right, threshold, min_similarity, metric, processor, method, n_jobs
+        As in :func:`similarity_join`.
+
+    Yields
+    ------
+    left_index, right_index : ndarray of int64
+        Positions of each pair's strings in ``left`` and ``right`` (in
+        ``left`` for a self-join, with ``left_index < right_index``).
+    distance : ndarray
+        Their distances. Within a block pairs are sorted by left then right
+        index; blocks come in no set order.
+
+    Examples
+    --------
+    >>> from sklearn_ed import iter_similarity_join
+    >>> blocks = iter_similarity_join(["kitten", "sitting", "mitten"], threshold=1)
+    >>> [(i.tolist(), j.tolist()) for i, j, _ in blocks if len(i)]
+    [([0], [2])]
+    """
+    spec = get_metric(metric)
+    limit = distance_threshold(spec, threshold, min_similarity)
+    left = _prepared(left, processor, "left", spec)
+    right = None if right is None else _prepared(right, processor, "right", spec)
+    yield from _join(left, right, spec, limit, method, n_jobs)
+
+
+def _join(left, right, spec, limit, method, n_jobs):
+    """The blocks of pairs of two prepared sides, by the method asked for."""
+    if method not in JOIN_METHODS:
+        raise ValueError(f"method must be one of {JOIN_METHODS}, got {method!r}.")
+    if method == "auto":
+        method = choose_join_method(left, right, spec, limit)
+    elif method == "partition" and levenshtein_bound(spec, limit) is None:
+        raise ValueError(
+            f"method='partition' needs a metric whose threshold bounds the Levenshtein "
+            f"distance; {spec.name!r} has none. Use method='brute' or 'auto'."
+        )
+    return join_blocks(left, right, spec, limit, method=method, n_jobs=n_jobs)
+
+
+def similarity_join(
+    left,
+    right=None,
+    *,
+    threshold=None,
+    min_similarity=None,
+    metric="levenshtein",
+    processor=None,
+    method="auto",
+    n_jobs=None,
+    as_frame=False,
+):
+    """Every pair of strings within a threshold: a self-join or two lists, exactly.
+
+    No pair within the threshold is missed and none beyond it is returned;
+    the N x M matrix of distances is never built. With
+    ``method="partition"`` only pairs that share a segment of the partition
+    filter (Li et al., "Pass-Join", PVLDB 2011) are compared, which is
+    lossless for Levenshtein, Indel, OSA, Damerau-Levenshtein, LCSseq and
+    their normalized forms; ``"brute"`` compares every pair with rapidfuzz's
+    score cut-off, a block of rows at a time.
+
+    Parameters
+    ----------
+    left : array-like of str of shape (n_left,)
+        Strings (a list, array or pandas Series).
+    right : array-like of str of shape (n_right,), default=None
+        The second list; ``None`` joins ``left`` with itself (each pair once,
+        never a string with itself).
+    threshold : float, default=None
+        Largest distance kept, in the metric's unit: edits for
+        ``"levenshtein"``, a share in [0, 1] for the normalized metrics.
+    min_similarity : float, default=None
+        Instead of ``threshold``, for a normalized metric: smallest similarity
+        ``1 - distance`` kept. rapidfuzz's ``fuzz.ratio(a, b,
+        score_cutoff=85)`` is ``metric="normalized_indel",
+        min_similarity=0.85``.
+    metric : str, default="levenshtein"
+        A string metric of :func:`~sklearn_ed.distances.available_metrics`.
+    processor : {"lower", "default", "sort_tokens", "default_sort_tokens"}, callable or None
+        Applied to every string of both sides first (as the estimators'
+        ``processor``); ``"default_sort_tokens"`` makes word order free.
+    method : {"auto", "partition", "brute"}, default="auto"
+        ``"auto"`` takes the partition filter when the metric has a
+        Levenshtein bound, the sides hold more than 2 million pairs and the
+        median string is cut into segments of at least 3 characters.
+    n_jobs : int, default=None
+        Threads of the distance computations (``-1``: all cores).
+    as_frame : bool, default=False
+        Return a pandas DataFrame (columns ``left``, ``right``,
+        ``distance``) instead of three arrays.
+
+    Returns
+    -------
+    left_index, right_index : ndarray of int64
+        Positions of each pair's strings, sorted by left then right index.
+    distance : ndarray
+        Their distances (integers for integer metrics).
+
+    Raises
+    ------
+    ValueError
+        A threshold outside its unit's range, ``min_similarity`` with a
+        metric that is not normalized, an empty side.
+    MemoryError
+        Before any work, when a sample says the output would not fit in
+        memory; :func:`iter_similarity_join` streams it instead.
+
+    Examples
+    --------
+    >>> from sklearn_ed import similarity_join
+    >>> names = ["Jon Smith", "John Smith", "Smith, John", "Ann Lee"]
+    >>> left, right, distance = similarity_join(names, threshold=1)
+    >>> left.tolist(), right.tolist(), distance.tolist()
+    ([0], [1], [1])
+    >>> similarity_join(names, min_similarity=0.9, metric="normalized_indel",
+    ...                 processor="default_sort_tokens", as_frame=True)
+       left  right  distance
+    0     0      1  0.052632
+    1     0      2  0.052632
+    2     1      2  0.000000
+    """
+    spec = get_metric(metric)
+    _check_output_size(left, right, spec, distance_threshold(spec, threshold, min_similarity))
+    blocks = list(
+        iter_similarity_join(
+            left,
+            right,
+            threshold=threshold,
+            min_similarity=min_similarity,
+            metric=spec,
+            processor=processor,
+            method=method,
+            n_jobs=n_jobs,
+        )
+    )
+    return _output(blocks, as_frame)
+
+
+def _output(blocks, as_frame):
+    pairs = _concatenated(blocks)
+    if as_frame:
+        import pandas as pd
+
+        return pd.DataFrame(dict(zip(("left", "right", "distance"), pairs)))
+    return pairs
+
+
+def _concatenated(blocks):
+    if not blocks:
+        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
+    left, right, distance = (np.concatenate(part) for part in zip(*blocks))
+    order = np.lexsort((right, left))
+    return left[order].astype(np.int64), right[order].astype(np.int64), distance[order]
+
+
+def _check_output_size(left, right, spec, limit):
+    """Refuse a join whose pairs, estimated on a sample, would not fit in memory."""
+    available = _available_memory()
+    n_left, n_right = len(left), len(left if right is None else right)
+    if available is None or n_left * n_right * _PAIR_BYTES <= available / 2:
+        return
+    rng = np.random.default_rng(0)
+    sample_left = rng.choice(n_left, min(n_left, _SAMPLE_LEFT), replace=False)
+    other = left if right is None else right
+    sample_right = rng.choice(n_right, min(n_right, _SAMPLE_RIGHT), replace=False)
+    rows, _, _ = pairwise_distances_within(
+        np.asarray(left, dtype=object)[sample_left],
+        np.asarray(other, dtype=object)[sample_right],
+        spec,
+        limits=limit,
+    )
+    share = len(rows) / (len(sample_left) * len(sample_right))
+    expected = share * n_left * n_right * (0.5 if right is None else 1.0) * _PAIR_BYTES
+    if expected > available / 2:
+        raise MemoryError(
+            f"The join would return about {expected / 2**30:.1f} GiB of pairs (estimated on "
+            f"a sample), more than half the {available / 2**30:.1f} GiB of free memory. "
+            "Lower the threshold, or stream the pairs with iter_similarity_join."
+        )
+
+
+def _available_memory():
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+class JoinMixin:
+    """``join``: the fitted strings against new ones, every pair within a threshold."""
+
+    def join(self, X, threshold=None, *, min_similarity=None, method="auto", as_frame=False):
+        """Every pair of a new string and a fitted one within a threshold, exactly.
+
+        The fitted base is matched against ``X`` under the estimator's
+        ``metric`` and ``processor``: a register fitted once is matched with
+        each new batch of records. See :func:`~sklearn_ed.similarity_join`.
+
+        Parameters
+        ----------
+        X : array-like of str of shape (n_queries,)
+            The new strings.
+        threshold : float, default=None
+            Largest distance kept, in the metric's unit.
+        min_similarity : float, default=None
+            Instead of ``threshold`` for a normalized metric: smallest
+            ``1 - distance`` kept.
+        method : {"auto", "partition", "brute"}, default="auto"
+            As in :func:`~sklearn_ed.similarity_join`.
+        as_frame : bool, default=False
+            Return a pandas DataFrame (``left``: row of ``X``, ``right``: fitted
+            row, ``distance``).
+
+        Returns
+        -------
+        query_index, fitted_index : ndarray of int64
+            Row of ``X`` and of the fitted data of each pair, sorted.
+        distance : ndarray
+            Their exact distances.
+
+        Examples
+        --------
+        >>> from sklearn_ed import FilterRefineNeighbors
+        >>> register = FilterRefineNeighbors(random_state=0).fit(["kitten", "mitten", "dog"])
+        >>> register.join(["sitten", "cat"], threshold=1)
+        (array([0, 0]), array([0, 1]), array([1, 1], dtype=int32))
+        """
+        check_is_fitted(self)
+        spec = self._metric_spec
+        if spec.input_type != "strings":
+            raise ValueError(
+                f"join compares strings; this estimator was fitted with metric="
+                f"{self.effective_metric_!r}, which compares {spec.input_type}."
+            )
+        limit = distance_threshold(spec, threshold, min_similarity)
+        X = self._validate_X(X, reset=False)
+        _check_output_size(X, self.search_.items, spec, limit)
+        blocks = list(_join(X, self.search_.items, spec, limit, method, self.n_jobs))
+        return _output(blocks, as_frame)

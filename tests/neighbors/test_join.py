@@ -1,0 +1,184 @@
+"""similarity_join and the estimators' join against rapidfuzz brute force."""
+
+import numpy as np
+import pytest
+from rapidfuzz import process
+from rapidfuzz.distance import (
+    OSA,
+    DamerauLevenshtein,
+    Indel,
+    JaroWinkler,
+    LCSseq,
+    Levenshtein,
+)
+
+import sklearn_ed.distances._join as join_module
+import sklearn_ed.neighbors._join as public_join
+from sklearn_ed import FilterRefineNeighbors, iter_similarity_join, similarity_join
+
+SCORERS = {
+    "levenshtein": Levenshtein.distance,
+    "indel": Indel.distance,
+    "osa": OSA.distance,
+    "damerau_levenshtein": DamerauLevenshtein.distance,
+    "lcsseq": LCSseq.distance,
+    "normalized_levenshtein": Levenshtein.normalized_distance,
+    "normalized_indel": Indel.normalized_distance,
+    "jaro_winkler": JaroWinkler.normalized_distance,
+}
+THRESHOLDS = {
+    "levenshtein": [0, 1, 3],
+    "indel": [2, 4],
+    "osa": [1, 2],
+    "damerau_levenshtein": [2],
+    "lcsseq": [2],
+    "normalized_levenshtein": [0.1, 0.3],
+    "normalized_indel": [0.15],
+    "jaro_winkler": [0.1],
+}
+CASES = [(metric, t) for metric, ts in THRESHOLDS.items() for t in ts]
+
+
+def mutate(string, n_edits, rng):
+    letters = list(string)
+    for _ in range(n_edits):
+        where = int(rng.integers(len(letters) + 1))
+        kind = rng.integers(3)
+        if kind == 0 and where < len(letters):
+            letters[where] = str(rng.choice(list("abcé")))
+        elif kind == 1 and where < len(letters):
+            del letters[where]
+        else:
+            letters.insert(where, str(rng.choice(list("abcé"))))
+    return "".join(letters)
+
+
+@pytest.fixture(scope="module")
+def sides():
+    """Families of near duplicates of 0-30 letters, with empty, repeated and unicode strings."""
+    rng = np.random.default_rng(0)
+    seeds = ["".join(rng.choice(list("abcdé"), rng.integers(0, 30))) for _ in range(40)]
+    left = [mutate(s, int(rng.integers(0, 5)), rng) for s in seeds for _ in range(4)]
+    left += ["", "", "a", "ab", "ab", "日本語", "日本"]
+    right = [mutate(s, int(rng.integers(0, 4)), rng) for s in seeds[:25] for _ in range(3)]
+    return np.array(left, dtype=object), np.array(right + [""], dtype=object)
+
+
+def brute_pairs(left, right, metric, threshold):
+    matrix = process.cdist(left, left if right is None else right, scorer=SCORERS[metric])
+    rows, columns = np.nonzero(matrix <= threshold + 1e-12)
+    if right is None:
+        keep = rows < columns
+        rows, columns = rows[keep], columns[keep]
+    return rows.tolist(), columns.tolist(), matrix[rows, columns]
+
+
+@pytest.mark.parametrize("metric, threshold", CASES)
+@pytest.mark.parametrize("self_join", [True, False], ids=["self", "two-lists"])
+def test_join_equals_brute_force(sides, metric, threshold, self_join):
+    left, right = sides
+    right = None if self_join else right
+    expected_rows, expected_columns, expected = brute_pairs(left, right, metric, threshold)
+    methods = ["brute", "auto"] + (["partition"] if metric != "jaro_winkler" else [])
+    for method in methods:
+        rows, columns, distances = similarity_join(
+            left, right, threshold=threshold, metric=metric, method=method
+        )
+        assert rows.tolist() == expected_rows and columns.tolist() == expected_columns, method
+        np.testing.assert_allclose(distances, expected)
+
+
+def test_min_similarity_is_one_minus_the_normalized_threshold(sides):
+    left, _ = sides
+    by_similarity = similarity_join(left, min_similarity=0.8, metric="normalized_indel")
+    by_distance = similarity_join(left, threshold=0.2, metric="normalized_indel")
+    for a, b in zip(by_similarity, by_distance):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_processor_applies_to_both_sides():
+    rows, columns, distances = similarity_join(
+        ["Smith, John"],
+        ["john smith", "jane smith"],
+        threshold=0,
+        metric="normalized_indel",
+        processor="default_sort_tokens",
+    )
+    assert (rows.tolist(), columns.tolist(), distances.tolist()) == ([0], [0], [0.0])
+
+
+def test_frame_output_has_the_same_pairs(sides):
+    left, right = sides
+    frame = similarity_join(left, right, threshold=2, as_frame=True)
+    rows, columns, distances = similarity_join(left, right, threshold=2)
+    assert list(frame.columns) == ["left", "right", "distance"]
+    assert frame["left"].tolist() == rows.tolist() and frame["right"].tolist() == columns.tolist()
+
+
+def test_blocks_bound_the_memory_of_a_call(sides, monkeypatch):
+    left, _ = sides
+    expected = similarity_join(left, threshold=2, method="brute")
+    calls = []
+    real = join_module.pairwise_distances_within
+
+    def recording(X, Y, *args, **kwargs):
+        calls.append(len(X) * len(Y))
+        return real(X, Y, *args, **kwargs)
+
+    monkeypatch.setattr(join_module, "pairwise_distances_within", recording)
+    monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 400)
+    blocks = list(iter_similarity_join(left, threshold=2, method="brute"))
+    assert len(blocks) > 10 and max(calls) <= 400 + len(left)
+    monkeypatch.setattr("sklearn_ed.distances._partition.PROBE_BLOCK", 50)
+    monkeypatch.setattr("sklearn_ed.distances._partition.STRING_BLOCK", 7)
+    for method, found in (("brute", blocks), ("partition", None)):
+        found = found or list(iter_similarity_join(left, threshold=2, method=method))
+        joined = public_join._concatenated(found)
+        for a, b in zip(joined, expected):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_estimator_join_matches_new_records_against_the_fitted_base(sides):
+    left, right = sides
+    register = FilterRefineNeighbors(processor="lower", random_state=0).fit(right)
+    queries = np.array([s.upper() for s in left[:60]], dtype=object)
+    rows, columns, distances = register.join(queries, threshold=2)
+    expected = similarity_join(queries, right, threshold=2, processor="lower")
+    for a, b in zip((rows, columns, distances), expected):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"threshold": -1}, "threshold must be a number in a distance >= 0"),
+        ({"threshold": 1.5, "metric": "normalized_levenshtein"}, r"in \[0, 1\]"),
+        ({"min_similarity": 0.9}, "min_similarity needs a normalized metric"),
+        ({"threshold": 1, "min_similarity": 0.9}, "exactly one of"),
+        ({}, "exactly one of"),
+        ({"threshold": 0.1, "metric": "jaro_winkler", "method": "partition"}, "has none"),
+        ({"threshold": 1, "method": "fast"}, "method must be one of"),
+    ],
+)
+def test_bad_thresholds_and_methods_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        similarity_join(["kitten", "sitting"], **kwargs)
+
+
+def test_empty_sides_are_refused():
+    with pytest.raises(ValueError, match="left contains 0 strings"):
+        similarity_join([], threshold=1)
+    with pytest.raises(ValueError, match="right contains 0 strings"):
+        similarity_join(["a"], [], threshold=1)
+
+
+def test_join_of_an_estimator_on_vectors_is_refused():
+    search = FilterRefineNeighbors(metric="euclidean", random_state=0).fit(np.eye(6))
+    with pytest.raises(ValueError, match="join compares strings"):
+        search.join(np.eye(2, 6), threshold=1)
+
+
+def test_an_output_larger_than_memory_is_refused_before_it_starts(monkeypatch):
+    monkeypatch.setattr(public_join, "_available_memory", lambda: 10_000)
+    with pytest.raises(MemoryError, match="iter_similarity_join"):
+        similarity_join(["aaaa", "aaab", "aabb"] * 100, threshold=2)
