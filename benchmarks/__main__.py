@@ -43,6 +43,12 @@ def _run(run):
     if needed is not None and not needed.cache_file.exists():
         print(f"[{run.name}] reads the cache of {needed.name}: running it first", file=sys.stderr)
         _run(needed)
+    # What ran: the code at the start (the tree may change while a long run goes on).
+    ran = {
+        "script_sha256": _suite.script_digest(run),
+        "library_sha256": _suite.library_digest(),
+        "commit": _git_commit(),
+    }
     report = _suite.RESULTS / run.outputs[0]
     partial = report.with_suffix(".txt.partial")
     command = run.command(sys.executable)
@@ -60,9 +66,7 @@ def _run(run):
     records = _suite.provenance()
     records[run.name] = {
         "script": str(run.script.relative_to(_suite.REPOSITORY)),
-        "script_sha256": _suite.script_digest(run),
-        "library_sha256": _suite.library_digest(),
-        "commit": _git_commit(),
+        **ran,
         "finished": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "seconds": round(time.perf_counter() - start),
     }

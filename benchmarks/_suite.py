@@ -436,6 +436,13 @@ RUNS = [
     ),
     Run("command_line", "bench_command_line", "", minutes=20, docs="user_guide/command_line"),
     Run(
+        "dedup",
+        "bench_dedup",
+        "--json '{results}/dedup.json'",
+        minutes=20,
+        docs="user_guide/dedup",
+    ),
+    Run(
         "words",
         "bench_words",
         "--json '{results}/words.json' --csv '{results}/words.csv'",

@@ -181,6 +181,27 @@ def defaults_reads_time(out):
     return _save(fig, out / "defaults_reads_time.png")
 
 
+def dedup_time_growth(out):
+    """Self-join of generated person records: seconds against size, log-log."""
+    results = _load("dedup.json")
+    if results is None:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    for (label, runs), marker in zip(results["methods"].items(), "osD^"):
+        seconds = [run["seconds"] for run in runs]
+        colour = COLOURS["peer" if label.startswith("string_grouper") else "sklearn-ed"]
+        style = "--" if "0.85" in label and label.startswith("sklearn-ed") else "-"
+        ax.plot(results["sizes"], seconds, style, marker=marker, color=colour, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("records (log scale)")
+    ax.set_ylabel("seconds (log scale)")
+    ax.set_title("Self-join of generated person records, 2 threads")
+    ax.legend(loc="upper left")
+    ax.grid(True, which="major", alpha=0.3)
+    return _save(fig, out / "dedup_time_growth.png")
+
+
 def _log_table(name, index):
     """Table ``index`` of the printed log ``name`` (the docs' parser)."""
     if str(_DOCS_EXTENSIONS) not in sys.path:
@@ -273,6 +294,7 @@ def render(out):
                 embedder_choice_recall,
                 index_words_speed_recall,
                 defaults_reads_time,
+                dedup_time_growth,
             )
         ]
         drawn += [

@@ -14,6 +14,7 @@ from ._genome import load_genome, make_genome_reads
 from ._hard_cases import make_hard_cases
 from ._misspellings import load_misspellings
 from ._proteins import load_proteins
+from ._records import make_person_records
 from ._split import train_query_base_split
 from ._words import load_english_words
 
@@ -27,5 +28,6 @@ __all__ = [
     "load_spell_benchmark",
     "make_genome_reads",
     "make_hard_cases",
+    "make_person_records",
     "train_query_base_split",
 ]

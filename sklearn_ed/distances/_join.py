@@ -106,14 +106,13 @@ def _partition_join(left, right, metric, threshold, n_jobs):
     spec = get_metric(metric)
     bound = levenshtein_bound(spec, threshold)
     index_side = left if right is None else right
-    short, blocks = partition_candidates(index_side, left, bound)
+    short, blocks = partition_candidates(index_side, left, bound, self_join=right is None)
     is_short = np.zeros(len(index_side), dtype=bool)
     is_short[short] = True
     for probe_rows, index_rows in blocks:
-        if right is None:  # each pair once, from its larger row; short rows are done apart
-            keep = (index_rows < probe_rows) & ~is_short[probe_rows]
-            probe_rows, index_rows = probe_rows[keep], index_rows[keep]
-            probe_rows, index_rows = index_rows, probe_rows
+        if right is None:  # each pair once (index row < probe row); short rows are done apart
+            keep = ~is_short[probe_rows]
+            probe_rows, index_rows = index_rows[keep], probe_rows[keep]
         yield _verified(spec, left, index_side, probe_rows, index_rows, threshold, n_jobs)
     if short.size:
         yield _short_pairs(spec, left, right, short, is_short, threshold, n_jobs)

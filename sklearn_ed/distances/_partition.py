@@ -103,17 +103,30 @@ class SegmentIndex:
                     rows.append(members + begin)
         keys = np.concatenate(keys) if keys else np.empty(0, np.uint64)
         rows = np.concatenate(rows) if rows else np.empty(0, np.int64)
+        # Stable: rows stay ascending within a key, so "rows below r" is a prefix.
         order = np.argsort(keys, kind="stable")
-        self.keys, self.rows = keys[order], rows[order]
+        keys, rows = keys[order], rows[order]
+        self.n_rows = len(strings)
+        self.unique_keys, rank = np.unique(keys, return_inverse=True)
+        self.entries = rank.astype(np.int64) * self.n_rows + rows
 
-    def matches(self, keys):
-        """``(positions into keys, indexed rows)`` of every equal key."""
-        low = np.searchsorted(self.keys, keys, side="left")
-        high = np.searchsorted(self.keys, keys, side="right")
-        counts = high - low
+    def matches(self, keys, below=None):
+        """``(positions into keys, indexed rows)`` of every equal key.
+
+        With ``below`` (one row per key), only indexed rows under it: a
+        self-join then meets each pair once, from its larger row.
+        """
+        if not len(self.unique_keys):
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        rank = np.minimum(np.searchsorted(self.unique_keys, keys), len(self.unique_keys) - 1)
+        present = self.unique_keys[rank] == keys
+        first = rank * self.n_rows
+        low = np.searchsorted(self.entries, first)
+        limit = first + (self.n_rows if below is None else below)
+        counts = np.where(present, np.searchsorted(self.entries, limit) - low, 0)
         positions = np.repeat(np.arange(len(keys)), counts)
         starts = np.repeat(low - np.cumsum(counts) + counts, counts)
-        return positions, self.rows[starts + np.arange(len(positions))]
+        return positions, self.entries[starts + np.arange(len(positions))] % self.n_rows
 
 
 def _probe_plan(probe_length, index_length, tau, starts, sizes):
@@ -127,7 +140,7 @@ def _probe_plan(probe_length, index_length, tau, starts, sizes):
     return np.array(plan, dtype=np.int64).reshape(-1, 3)
 
 
-def partition_candidates(index_strings, probe_strings, bound):
+def partition_candidates(index_strings, probe_strings, bound, self_join=False):
     """Candidate pairs holding every pair within ``bound`` of Levenshtein distance.
 
     Parameters
@@ -137,6 +150,9 @@ def partition_candidates(index_strings, probe_strings, bound):
     bound : callable
         ``bound(index_lengths, probe_lengths) -> int array``: the largest
         Levenshtein distance a pair of those lengths may have to qualify.
+    self_join : bool, default=False
+        The two sides are one list: only pairs with ``index_row < probe_row``
+        are generated.
 
     Returns
     -------
@@ -152,10 +168,10 @@ def partition_candidates(index_strings, probe_strings, bound):
     index = SegmentIndex(index_strings, counts)
     uncut = [length for length, n_segments in counts.items() if length < n_segments]
     short = np.flatnonzero(np.isin(index_lengths, uncut))
-    return short, _blocks(index, probe_strings, probe_lengths, bound)
+    return short, _blocks(index, probe_strings, probe_lengths, bound, self_join)
 
 
-def _blocks(index, probe_strings, probe_lengths, bound):
+def _blocks(index, probe_strings, probe_lengths, bound, self_join):
     for probe_length in np.unique(probe_lengths):
         rows = np.flatnonzero(probe_lengths == probe_length)
         plans = []
@@ -166,10 +182,10 @@ def _blocks(index, probe_strings, probe_lengths, bound):
                 if len(plan):
                     plans.append((index_length, plan))
         if plans:
-            yield from _probe(index, probe_strings, rows, plans)
+            yield from _probe(index, probe_strings, rows, plans, self_join)
 
 
-def _probe(index, probe_strings, rows, plans):
+def _probe(index, probe_strings, rows, plans, self_join):
     width = sum(len(plan) for _, plan in plans)
     block = max(1, PROBE_BLOCK // max(width, 1))
     for begin in range(0, len(rows), block):
@@ -182,9 +198,9 @@ def _probe(index, probe_strings, rows, plans):
             keys = _key(substring, index_length, 0)
             with np.errstate(over="ignore"):
                 keys = keys + plan[:, 0].astype(np.uint64)[None, :]
-            positions, matched = index.matches(keys.ravel())
+            below = np.repeat(part, len(plan)) if self_join else None
+            positions, matched = index.matches(keys.ravel(), below)
             found_probe.append(part[positions // len(plan)])
             found_index.append(matched)
-        probe_rows, index_rows = np.concatenate(found_probe), np.concatenate(found_index)
-        pairs = np.unique(np.column_stack([probe_rows, index_rows]), axis=0)
-        yield pairs[:, 0], pairs[:, 1]
+        pairs = np.unique(np.concatenate(found_probe) * index.n_rows + np.concatenate(found_index))
+        yield pairs // index.n_rows, pairs % index.n_rows

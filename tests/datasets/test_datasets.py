@@ -238,3 +238,18 @@ def test_protein_benchmark():
     bench = load_protein_benchmark(n_query=20, n_train=10)
     assert (len(bench.train), len(bench.query), len(bench.base)) == (10, 20, 2070)
     assert set(bench.query).isdisjoint(bench.train)
+
+
+def test_person_records_are_seeded_and_plant_the_asked_share_of_duplicates():
+    from sklearn_ed.datasets import make_person_records
+
+    first = make_person_records(2000, duplicate_share=0.1, random_state=3)
+    again = make_person_records(2000, duplicate_share=0.1, random_state=3)
+    assert first.data.tolist() == again.data.tolist()
+    assert first.entity.tolist() == again.entity.tolist()
+    # 200 duplicates point at originals; every original appears once.
+    originals, counts = np.unique(first.entity, return_counts=True)
+    assert counts.sum() - len(originals) == 200
+    assert all(record.count(",") in (1, 2) for record in first.data)
+    with pytest.raises(ValueError, match="duplicate_share"):
+        make_person_records(10, duplicate_share=1.5)
