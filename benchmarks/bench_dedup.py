@@ -43,7 +43,7 @@ from benchmarks._common import (
     worker_reply,
 )
 
-SIMILARITY_GRID = np.round(np.arange(0.50, 0.96, 0.01), 2)
+SIMILARITY_GRID = np.round(np.arange(0.30, 0.96, 0.01), 2)
 COMPLETENESS_SAMPLE = 20_000
 
 
@@ -217,7 +217,7 @@ def completeness(threads):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10000,30000,100000,300000")
+    parser.add_argument("--sizes", default="10000,30000,100000")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json")
     parser.add_argument("--worker")

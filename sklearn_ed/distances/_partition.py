@@ -30,6 +30,11 @@ _SEGMENT_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
 PROBE_BLOCK = 2_000_000
 # Strings whose prefix sums are held at once while indexing.
 STRING_BLOCK = 100_000
+# Segments cut beyond the bound's tau + 1, and as many left out of the index
+# where they are most common (measured on generated person records: two cut
+# the time of a normalized join by 3x; asking candidates to match several
+# segments instead cost more than it saved).
+DROPPED = 2
 
 
 class _Hashes:
@@ -85,28 +90,37 @@ def segment_counts(index_lengths, probe_lengths, bound):
 
 
 class SegmentIndex:
-    """The segments of the indexed strings, sorted by key, with their rows."""
+    """The segments of the indexed strings, sorted by key, with their rows.
+
+    Each string is cut into ``tau + 1 + DROPPED`` segments, and its
+    ``DROPPED`` most common segments (longest posting lists) are left out: at
+    most ``tau`` segments carry an edit, so one of those kept is intact, and
+    the common segments (a frequent first name, a street suffix) no longer
+    pair every record with every other.
+    """
 
     def __init__(self, strings, counts, block=STRING_BLOCK):
-        keys, rows = [], []
         self.plans = {
-            length: even_segments(length, n_segments)
+            length: even_segments(length, n_segments + DROPPED)
             for length, n_segments in counts.items()
-            if length >= n_segments
+            if length >= n_segments + DROPPED
         }
+        tables = []  # (rows, keys of shape (rows, segments)) per block and length
         for begin in range(0, len(strings), block):
             hashes = _Hashes(strings[begin : begin + block])
             for length, (starts, sizes) in self.plans.items():
                 members = np.flatnonzero(hashes.lengths == length)
-                for segment, (start, size) in enumerate(zip(starts, sizes)):
-                    keys.append(_key(hashes.of(members, start, size), length, segment))
-                    rows.append(members + begin)
-        keys = np.concatenate(keys) if keys else np.empty(0, np.uint64)
-        rows = np.concatenate(rows) if rows else np.empty(0, np.int64)
+                if members.size:
+                    table = hashes.of(members[:, None], starts[None, :], sizes[None, :])
+                    segment = np.arange(len(starts), dtype=np.uint64)[None, :]
+                    with np.errstate(over="ignore"):
+                        table = _key(table, length, 0) + segment
+                    tables.append((members + begin, table))
+        self.n_rows = len(strings)
+        keys, rows = _rarest(tables)
         # Stable: rows stay ascending within a key, so "rows below r" is a prefix.
         order = np.argsort(keys, kind="stable")
         keys, rows = keys[order], rows[order]
-        self.n_rows = len(strings)
         self.unique_keys, rank = np.unique(keys, return_inverse=True)
         self.entries = rank.astype(np.int64) * self.n_rows + rows
 
@@ -118,15 +132,39 @@ class SegmentIndex:
         """
         if not len(self.unique_keys):
             return np.empty(0, np.int64), np.empty(0, np.int64)
-        rank = np.minimum(np.searchsorted(self.unique_keys, keys), len(self.unique_keys) - 1)
-        present = self.unique_keys[rank] == keys
+        # Sorted needles: each binary search starts where the last one ended.
+        order = np.argsort(keys)
+        rank = np.searchsorted(self.unique_keys, keys[order])
+        rank = np.minimum(rank, len(self.unique_keys) - 1)
+        present = self.unique_keys[rank] == keys[order]
+        order, rank = order[present], rank[present]
         first = rank * self.n_rows
         low = np.searchsorted(self.entries, first)
-        limit = first + (self.n_rows if below is None else below)
-        counts = np.where(present, np.searchsorted(self.entries, limit) - low, 0)
-        positions = np.repeat(np.arange(len(keys)), counts)
+        limit = first + (self.n_rows if below is None else below[order])
+        counts = np.searchsorted(self.entries, limit) - low
+        positions = np.repeat(order, counts)
         starts = np.repeat(low - np.cumsum(counts) + counts, counts)
         return positions, self.entries[starts + np.arange(len(positions))] % self.n_rows
+
+
+def _rarest(tables):
+    """Keys and rows of every segment but the ``DROPPED`` most common of each string."""
+    if not tables:
+        return np.empty(0, np.uint64), np.empty(0, np.int64)
+    every = np.concatenate([table.ravel() for _, table in tables])
+    unique, frequency = np.unique(every, return_counts=True)
+    keys, rows = [], []
+    for members, table in tables:
+        common = frequency[np.searchsorted(unique, table)]
+        # Stable on ties: the rarest segments, then the first ones, are kept.
+        order = np.argsort(common, axis=1, kind="stable")
+        kept = np.sort(order[:, : table.shape[1] - DROPPED], axis=1)
+        keys.append(np.take_along_axis(table, kept, axis=1).ravel())
+        rows.append(np.repeat(members, kept.shape[1]))
+    keys, rows = np.concatenate(keys), np.concatenate(rows)
+    # Ascending rows within a key (the stable sort after relies on it).
+    order = np.argsort(rows, kind="stable")
+    return keys[order], rows[order]
 
 
 def _probe_plan(probe_length, index_length, tau, starts, sizes):
@@ -166,7 +204,7 @@ def partition_candidates(index_strings, probe_strings, bound, self_join=False):
     probe_lengths = np.fromiter(map(len, probe_strings), np.int64, len(probe_strings))
     counts = segment_counts(index_lengths, probe_lengths, bound)
     index = SegmentIndex(index_strings, counts)
-    uncut = [length for length, n_segments in counts.items() if length < n_segments]
+    uncut = [length for length, n_segments in counts.items() if length < n_segments + DROPPED]
     short = np.flatnonzero(np.isin(index_lengths, uncut))
     return short, _blocks(index, probe_strings, probe_lengths, bound, self_join)
 
@@ -192,7 +230,7 @@ def _probe(index, probe_strings, rows, plans, self_join):
         part = rows[begin : begin + block]
         hashes = _Hashes([probe_strings[i] for i in part])
         local = np.arange(len(part))[:, None]
-        found_probe, found_index = [], []
+        found = []
         for index_length, plan in plans:
             substring = hashes.of(local, plan[:, 1][None, :], plan[:, 2][None, :])
             keys = _key(substring, index_length, 0)
@@ -200,7 +238,6 @@ def _probe(index, probe_strings, rows, plans, self_join):
                 keys = keys + plan[:, 0].astype(np.uint64)[None, :]
             below = np.repeat(part, len(plan)) if self_join else None
             positions, matched = index.matches(keys.ravel(), below)
-            found_probe.append(part[positions // len(plan)])
-            found_index.append(matched)
-        pairs = np.unique(np.concatenate(found_probe) * index.n_rows + np.concatenate(found_index))
+            found.append(part[positions // len(plan)] * index.n_rows + matched)
+        pairs = np.unique(np.concatenate(found))
         yield pairs // index.n_rows, pairs % index.n_rows
