@@ -20,7 +20,7 @@ LAYERS = {
     "neighbors": 4,
     "metrics": 5,
     "dask": 5,
-    "io": 1,
+    "io": 0,
     "dedup": 5,
     "cli": 6,
 }

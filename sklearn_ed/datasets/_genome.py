@@ -1,6 +1,5 @@
 """A bacterial genome and simulated sequencing reads with errors."""
 
-import gzip
 from functools import lru_cache
 from importlib import resources
 from numbers import Integral, Real
@@ -8,6 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
+from ..io import read_sequences
 from ._lazy import _import_optional
 
 _GENOME_FILE = "GCF_001457455.1_NCTC11397_genomic.fna.gz"
@@ -37,10 +37,9 @@ by one of the 3 other bases, or the insertion of a random base before it.
 @lru_cache(maxsize=1)
 def _read_genome():
     pyrodigal = _import_optional("pyrodigal", caller="load_genome")
-    path = resources.files(pyrodigal) / "tests" / "data" / _GENOME_FILE
-    with path.open("rb") as raw, gzip.open(raw, "rt", encoding="ascii") as file:
-        lines = [line.strip() for line in file if not line.startswith(">")]
-    return "".join(lines).upper()
+    with resources.as_file(resources.files(pyrodigal) / "tests" / "data" / _GENOME_FILE) as path:
+        records = read_sequences(path, uppercase=True, alphabet="dna_n")
+    return "".join(records.sequences)
 
 
 def load_genome():

@@ -96,14 +96,14 @@ def test_saved_index_answers_as_the_fitted_base(reads, tmp_path):
     assert (tmp_path / "direct.tsv").read_text() == (tmp_path / "indexed.tsv").read_text()
 
 
-def test_text_lines_and_csv_column_with_names(tmp_path, capsys):
+def test_text_lines_and_csv_column_with_names(tmp_path):
     words = ["kitten", "sitting", "mitten", "bitten", "fitting"]
     (tmp_path / "words.txt").write_text("\n".join(words) + "\n")
     (tmp_path / "typos.csv").write_text("id,word\nt1,kiten\nt2,sittin\n")
-    args = [
+    code, stdout, stderr = run(
         "knn",
-        str(tmp_path / "words.txt"),
-        str(tmp_path / "typos.csv"),
+        tmp_path / "words.txt",
+        tmp_path / "typos.csv",
         "-k",
         "1",
         "-q",
@@ -111,12 +111,14 @@ def test_text_lines_and_csv_column_with_names(tmp_path, capsys):
         "word",
         "--name-column",
         "id",
-    ]
-    assert main(args) == 0
-    frame = table(__import__("io").StringIO(capsys.readouterr().out))
+    )
+    assert code == 0, stderr
+    frame = table(__import__("io").StringIO(stdout))
+    search = FilterRefineNeighbors(n_neighbors=1, random_state=0).fit(words)
+    distances, indices = search.kneighbors(["kiten", "sittin"])
     assert frame["query"].tolist() == ["t1", "t2"]
-    assert frame["target"].tolist() == [1, 2]  # line numbers of kitten and sitting
-    assert frame["distance"].tolist() == [1, 1]
+    assert frame["target"].tolist() == (indices.ravel() + 1).tolist() == [1, 2]  # line numbers
+    assert frame["distance"].tolist() == distances.ravel().tolist() == [1, 1]
 
 
 def write_bad(folder, name, text=None, opener=open):
