@@ -77,6 +77,8 @@ fig.tight_layout()
 # ---------------------
 # A new record joins the group of the nearest representative within the
 # threshold, or opens a new group numbered from ``n_groups_``.
-first = records.iloc[0].split(", ")[0]
-new = [f"{' '.join(reversed(first.split()))}, {records.iloc[0].split(', ')[1]}", "Nobody Known"]
-print(new[0], "->", dedup.predict(new).tolist(), "| group of record 0:", dedup.labels_[0])
+name, *address = records.iloc[0].split(", ")
+swapped = ", ".join([" ".join(reversed(name.split())).upper(), *address])
+new = [swapped, "Nobody Known, 1 Nowhere Road"]
+print(records.iloc[0], "| group", dedup.labels_[0])
+print(swapped, "->", dedup.predict(new).tolist())

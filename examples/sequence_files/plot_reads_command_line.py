@@ -27,14 +27,20 @@ from sklearn_ed.datasets import make_genome_reads
 from sklearn_ed.io import Records, read_sequences, write_sequences
 
 folder = tempfile.mkdtemp()
+
+
+def here(name):
+    """A file of the example's folder (the shell examples run inside it)."""
+    return os.path.join(folder, name)
+
+
 reads = make_genome_reads(2_100, genome_length=100_000, random_state=0).data
 names = [f"read{i}" for i in range(2_000)]
 qualities = ["I" * len(read) for read in reads[:2_000]]
-write_sequences(os.path.join(folder, "reads.fq.gz"), Records(names, reads[:2_000], qualities))
+write_sequences(here("reads.fq.gz"), Records(names, reads[:2_000], qualities))
 queries = Records([f"new{i}" for i in range(100)], reads[2_000:])
-write_sequences(os.path.join(folder, "new_reads.fa"), queries)
-os.chdir(folder)
-print(read_sequences("reads.fq.gz").to_frame().head(3).to_string(max_colwidth=30))
+write_sequences(here("new_reads.fa"), queries)
+print(read_sequences(here("reads.fq.gz")).to_frame().head(3).to_string(max_colwidth=30))
 
 # %%
 # All-vs-all
@@ -42,8 +48,8 @@ print(read_sequences("reads.fq.gz").to_frame().head(3).to_string(max_colwidth=30
 # ``sklearn-ed knn reads.fq.gz -k 5 -t 2 -o ava.tsv``: without a query file,
 # every read is a query and never its own neighbor. Progress goes to stderr
 # (``-q`` silences it); the table goes to ``-o`` (or stdout).
-main(["knn", "reads.fq.gz", "-k", "5", "-t", "2", "-o", "ava.tsv", "-q"])
-ava = pd.read_csv("ava.tsv", sep="\t")
+main(["knn", here("reads.fq.gz"), "-k", "5", "-t", "2", "-o", here("ava.tsv"), "-q"])
+ava = pd.read_csv(here("ava.tsv"), sep="\t")
 print(ava.head(6).to_string(index=False))
 
 # %%
@@ -58,9 +64,9 @@ print(ava.groupby("rank")["distance"].describe()[["mean", "50%", "max"]].round(1
 # ``sklearn-ed index reads.fq.gz -k 5 -o reads.sked`` fits and saves;
 # ``sklearn-ed knn reads.sked new_reads.fa -k 5 -o hits.tsv`` loads it
 # (nothing in the folder runs code) and answers the queries of a FASTA file.
-main(["index", "reads.fq.gz", "-k", "5", "-t", "2", "-o", "reads.sked", "-q"])
-main(["knn", "reads.sked", "new_reads.fa", "-k", "5", "-o", "hits.tsv", "-q"])
-hits = pd.read_csv("hits.tsv", sep="\t")
+main(["index", here("reads.fq.gz"), "-k", "5", "-t", "2", "-o", here("reads.sked"), "-q"])
+main(["knn", here("reads.sked"), here("new_reads.fa"), "-k", "5", "-o", here("hits.tsv"), "-q"])
+hits = pd.read_csv(here("hits.tsv"), sep="\t")
 print(hits.head(5).to_string(index=False))
 
 # %%
@@ -71,8 +77,8 @@ print(hits.head(5).to_string(index=False))
 from sklearn_ed import FilterRefineNeighbors  # noqa: E402
 from sklearn_ed.io import neighbors_frame  # noqa: E402
 
-base = read_sequences("reads.fq.gz", alphabet="dna")
-new = read_sequences("new_reads.fa", alphabet="dna")
+base = read_sequences(here("reads.fq.gz"), alphabet="dna")
+new = read_sequences(here("new_reads.fa"), alphabet="dna")
 search = FilterRefineNeighbors(n_neighbors=5, n_jobs=2, random_state=0).fit(base.sequences)
 distances, indices = search.kneighbors(new.sequences)
 table = neighbors_frame(distances, indices, new.names, base.names)
@@ -82,7 +88,7 @@ print("same table as the command line:", same)
 # %%
 # A file the command cannot use stops it with one line and an exit code,
 # and leaves no partial output: here a query file with a protein letter.
-with open("bad.fa", "w") as file:
+with open(here("bad.fa"), "w") as file:
     file.write(">q1\nACGTACGT\n>q2\nACGTMKV\n")
 import contextlib  # noqa: E402
 import io  # noqa: E402
@@ -90,6 +96,6 @@ import textwrap  # noqa: E402
 
 stderr = io.StringIO()
 with contextlib.redirect_stderr(stderr):
-    code = main(["knn", "reads.sked", "bad.fa", "-o", "bad.tsv", "-q"])
-print(textwrap.fill(stderr.getvalue(), 72))
-print("exit code:", code, "| bad.tsv written:", os.path.exists("bad.tsv"))
+    code = main(["knn", here("reads.sked"), here("bad.fa"), "-o", here("bad.tsv"), "-q"])
+print(textwrap.fill(stderr.getvalue().replace(folder + os.sep, ""), 72))
+print("exit code:", code, "| bad.tsv written:", os.path.exists(here("bad.tsv")))

@@ -191,7 +191,7 @@ def _threshold_options(parser, linkage=False):
 
 def _threads_and_metric(group):
     group.add_argument(
-        "-t", "--threads", type=_positive, default=None, metavar="INT", help="threads [all cores]"
+        "-t", "--threads", type=_positive, default=-1, metavar="INT", help="threads [all cores]"
     )
     group.add_argument(
         "--metric",

@@ -119,7 +119,7 @@ def _partition_join(left, right, metric, threshold, n_jobs):
 
 
 def _verified(spec, left, right, left_rows, right_rows, threshold, n_jobs):
-    workers = -1 if n_jobs is None or n_jobs < 0 else n_jobs
+    workers = 1 if n_jobs is None else -1 if n_jobs < 0 else n_jobs
     distances = np.asarray(
         spec.paired(left[left_rows], right[right_rows], score_cutoff=threshold, workers=workers)
     )

@@ -275,3 +275,11 @@ def test_join_thresholds_are_usage_errors(tmp_path, capsys, extra, message):
     (tmp_path / "w.txt").write_text("a\nb\n")
     assert main(["join", str(tmp_path / "w.txt"), "-q", *extra]) == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+def test_threads_default_to_every_core():
+    from sklearn_ed.cli._parser import build_parser
+
+    options = build_parser().parse_args(["knn", "base.fa"])
+    assert options.threads == -1
+    assert build_parser().parse_args(["join", "a.txt", "-t", "2"]).threads == 2
