@@ -115,8 +115,8 @@ def dependencies():
 
 # Where each subpackage is drawn (x; y is its layer).
 _X = {
-    "dask": 2.6,
-    "metrics": 7.4,
+    "dask": 1.4,
+    "metrics": 8.6,
     "neighbors": 5.0,
     "embedding": 3.0,
     "index": 7.0,
@@ -124,6 +124,9 @@ _X = {
     "distances": 5.0,
     "datasets": 8.6,
     "utils": 5.0,
+    "io": 8.6,
+    "dedup": 5.0,
+    "cli": 5.0,
 }
 _ROW, _BOX_W, _BOX_H = 1.25, 3.1, 0.78
 
@@ -162,8 +165,14 @@ def draw(path):
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
     from matplotlib.path import Path as PolyPath
 
-    fig, ax = plt.subplots(figsize=(9, 7.6))
-    for points in _routes():
+    routes = _routes()
+    xs = [x for points in routes for x, _ in points] + [
+        x + side for x in _X.values() for side in (-_BOX_W / 2, _BOX_W / 2)
+    ]
+    left, right = min(xs) - 0.2, max(xs) + 0.2
+    # The same scale whatever the lanes add: boxes keep their size.
+    fig, ax = plt.subplots(figsize=(0.73 * (right - left + 1.3), 7.6))
+    for points in routes:
         codes = [PolyPath.MOVETO] + [PolyPath.LINETO] * (len(points) - 1)
         ax.add_patch(
             FancyArrowPatch(
@@ -214,9 +223,15 @@ def draw(path):
         )
     for level in set(LAYERS.values()):
         ax.text(
-            -1.6, level * _ROW, f"layer {level}", ha="right", va="center", fontsize=10, color="#666"
+            left - 0.1,
+            level * _ROW,
+            f"layer {level}",
+            ha="right",
+            va="center",
+            fontsize=10,
+            color="#666",
         )
-    ax.set_xlim(-0.9, 11.5)
+    ax.set_xlim(left - 1.3, right)
     ax.set_ylim(-0.6, max(LAYERS.values()) * _ROW + 0.6)
     ax.axis("off")
     fig.tight_layout()
