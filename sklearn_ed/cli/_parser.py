@@ -2,7 +2,7 @@
 
 import argparse
 
-from ..distances import available_metrics, get_metric
+from ..distances import available_metrics
 from ..io import ALPHABETS
 from ..utils import PROCESSORS
 from ._errors import EXIT_CODES_HELP
@@ -42,7 +42,7 @@ examples:
 
 
 def string_metrics():
-    return [name for name in available_metrics() if get_metric(name).input_type == "strings"]
+    return available_metrics("strings")
 
 
 def build_parser():

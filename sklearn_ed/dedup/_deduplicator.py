@@ -7,12 +7,12 @@ from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..distances import available_metrics, declare_metric_input, get_metric
-from ..neighbors import iter_similarity_join
+from ..distances import available_metrics, declare_metric_input
+from ..neighbors import concatenated_pairs, iter_similarity_join
 from ..utils import PROCESSORS, apply_processor, check_items
 from ._grouping import LINKAGES, adjacency, group
 
-STRING_METRICS = [name for name in available_metrics() if get_metric(name).input_type == "strings"]
+STRING_METRICS = available_metrics("strings")
 
 
 class StringDeduplicator(ClusterMixin, BaseEstimator):
@@ -170,7 +170,9 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         strings = self._prepared(X)
         labels = np.full(len(strings), -1, dtype=np.int64)
-        rows, groups, distances = _pairs(self._join(strings, self.representative_strings_))
+        rows, groups, distances = concatenated_pairs(
+            self._join(strings, self.representative_strings_)
+        )
         order = np.lexsort((groups, distances, rows))
         matched, first = np.unique(rows[order], return_index=True)
         labels[matched] = groups[order][first]
@@ -218,17 +220,10 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         )
 
     def _grouped(self, strings):
-        rows, columns, distances = _pairs(self._join(strings))
+        rows, columns, distances = concatenated_pairs(self._join(strings))
         graph = adjacency(len(strings), rows, columns, distances)
         labels, representatives = group(graph, self.linkage)
         return labels, representatives, len(rows)
 
     def __sklearn_tags__(self):
         return declare_metric_input(super().__sklearn_tags__(), self.metric)
-
-
-def _pairs(blocks):
-    blocks = list(blocks)
-    if not blocks:
-        return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
-    return tuple(np.concatenate(part) for part in zip(*blocks))

@@ -110,8 +110,13 @@ def register_metric(metric, *, overwrite=False):
     return metric
 
 
-def available_metrics():
+def available_metrics(input_type=None):
     """Names of the registered metrics, sorted.
+
+    Parameters
+    ----------
+    input_type : {"strings", "vectors", "objects"}, default=None
+        Only the metrics that compare this kind of input; ``None``: all.
 
     Returns
     -------
@@ -123,8 +128,14 @@ def available_metrics():
     >>> from sklearn_ed.distances import available_metrics
     >>> "levenshtein" in available_metrics()
     True
+    >>> "euclidean" in available_metrics("strings")
+    False
     """
-    return sorted(_REGISTRY)
+    return sorted(
+        name
+        for name, metric in _REGISTRY.items()
+        if input_type is None or metric.input_type == input_type
+    )
 
 
 def get_metric(metric):

@@ -2,7 +2,12 @@
 
 from ._classification import FilterRefineClassifier
 from ._graph import FilterRefineTransformer
-from ._join import distance_threshold, iter_similarity_join, similarity_join
+from ._join import (
+    concatenated_pairs,
+    distance_threshold,
+    iter_similarity_join,
+    similarity_join,
+)
 from ._regression import FilterRefineRegressor
 
 # For the sharded estimators of sklearn_ed.dask (not in __all__).

@@ -208,7 +208,7 @@ def similarity_join(
 
 
 def _output(blocks, as_frame):
-    pairs = _concatenated(blocks)
+    pairs = concatenated_pairs(blocks)
     if as_frame:
         import pandas as pd
 
@@ -216,7 +216,9 @@ def _output(blocks, as_frame):
     return pairs
 
 
-def _concatenated(blocks):
+def concatenated_pairs(blocks):
+    """The pairs of join blocks as three arrays, sorted by left then right index."""
+    blocks = list(blocks)
     if not blocks:
         return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
     left, right, distance = (np.concatenate(part) for part in zip(*blocks))

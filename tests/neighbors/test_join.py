@@ -133,7 +133,7 @@ def test_blocks_bound_the_memory_of_a_call(sides, monkeypatch):
     monkeypatch.setattr("sklearn_ed.distances._partition.STRING_BLOCK", 7)
     for method, found in (("brute", blocks), ("partition", None)):
         found = found or list(iter_similarity_join(left, threshold=2, method=method))
-        joined = public_join._concatenated(found)
+        joined = public_join.concatenated_pairs(found)
         for a, b in zip(joined, expected):
             np.testing.assert_array_equal(a, b)
 
