@@ -14,6 +14,7 @@ from ..distances import (
     pairwise_distances_within,
 )
 from ..utils import apply_processor, check_items
+from ._state_lock import reads_fitted_state
 
 JOIN_METHODS = ("auto", "partition", "brute")
 # Bytes of one output pair: two int64 rows and a float64 distance.
@@ -262,6 +263,7 @@ def _available_memory():
 class JoinMixin:
     """``join``: the fitted strings against new ones, every pair within a threshold."""
 
+    @reads_fitted_state
     def join(self, X, threshold=None, *, min_similarity=None, method="auto", as_frame=False):
         """Every pair of a new string and a fitted one within a threshold, exactly.
 
