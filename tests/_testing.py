@@ -1,6 +1,18 @@
-"""Seeded string generators shared by the tests."""
+"""Seeded string generators shared by the tests, and the mark of tests that
+need the neural extra."""
+
+import importlib.util
 
 import numpy as np
+import pytest
+
+# The core install leaves torch and skorch out (the ``neural`` extra).
+HAS_NEURAL = all(importlib.util.find_spec(name) for name in ("torch", "skorch"))
+# The estimators that train a network; without the extra their fit raises ImportError.
+NEURAL_ESTIMATORS = {"CNNEDEmbedder", "GRUEmbedder", "TripletMinedEmbedder"}
+needs_neural = pytest.mark.skipif(
+    not HAS_NEURAL, reason="needs the neural extra (torch and skorch)"
+)
 
 
 def random_strings(n, length_range=(5, 30), alphabet="ACGT", seed=0):

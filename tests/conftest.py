@@ -1,6 +1,20 @@
 import numpy as np
 import pytest
-from _testing import mutate, random_strings
+from _testing import HAS_NEURAL, mutate, random_strings
+
+import sklearn_ed
+
+# Whole modules on the networks: not collected without the neural extra.
+NEURAL_MODULES = ["embedding/test_cnned.py", "embedding/test_gru.py", "embedding/test_triplet.py"]
+collect_ignore = [] if HAS_NEURAL else NEURAL_MODULES
+
+
+def pytest_report_header(config):
+    neural = "installed" if HAS_NEURAL else f"missing: {', '.join(NEURAL_MODULES)} not collected"
+    return [
+        f"sklearn_ed imported from {sklearn_ed.__path__[0]}",
+        f"neural extra (torch, skorch): {neural}",
+    ]
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from _testing import needs_neural
 
 ROOT = Path(__file__).resolve().parents[1]
 # The reader of the import graph that docs/architecture.rst draws.
@@ -142,6 +143,7 @@ def test_no_code_is_written_twice():
     assert repeated == []
 
 
+@needs_neural
 def test_renamed_public_name_still_works_with_a_warning():
     import sklearn_ed.nn
 
@@ -209,6 +211,7 @@ CROSS_CUTTING = {
     "test_benchmarks.py",
     "test_common.py",
     "test_docs.py",
+    "test_install.py",
     "test_fuzz.py",
     "test_reliability.py",
 }

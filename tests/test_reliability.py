@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 import pytest
+from _testing import needs_neural
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import FunctionTransformer, make_pipeline
 from sklearn.utils._param_validation import InvalidParameterError
@@ -256,6 +257,7 @@ def test_ties_include_shares_the_remaining_votes():
     np.testing.assert_allclose(by_index.predict_proba(["aa"]), [[0.5, 0.5, 0.0]])
 
 
+@needs_neural
 def test_neural_transform_is_thread_safe_and_leaves_the_estimator_alone():
     rng = np.random.default_rng(0)
     strings = ["".join(rng.choice(list("ACGT"), 40)) for _ in range(300)]

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..nn import (
     squared_euclidean,
 )
+from ..utils import require_neural
 from ._base import BaseStringEmbedder
 from ._neural import NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin
 
@@ -296,7 +297,7 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
     # ----------------------------------------------------------------- fit
     def _fit(self, strings):
-        import torch
+        torch = require_neural("CNNEDEmbedder.fit")
 
         from ..nn import (
             CNNEDModule,

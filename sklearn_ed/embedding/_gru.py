@@ -11,6 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..nn import (
     squared_euclidean,
 )
+from ..utils import require_neural
 from ._base import BaseStringEmbedder
 from ._neural import NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin
 
@@ -304,7 +305,7 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         return [(int(p), int(e)) for p, e in zip(phases, epochs)]
 
     def _fit(self, strings):
-        import torch
+        torch = require_neural("GRUEmbedder.fit")
         from skorch.callbacks import PassthroughScoring
 
         from ..nn import (

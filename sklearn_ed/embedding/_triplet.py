@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..distances import Metric, declare_metric_input
 from ..nn import TORCH_PARAMETER_CONSTRAINTS, TorchEmbedderMixin
+from ..utils import require_neural
 from ._objects import NumericObjectsMixin
 
 # Objects per forward pass in transform (bounded memory).
@@ -288,6 +289,7 @@ class TripletMinedEmbedder(
         self : TripletMinedEmbedder
             Fitted embedder.
         """
+        require_neural("TripletMinedEmbedder.fit")
         objects, arrays = self._validate(X, reset=True)
         n_samples = len(arrays)
         if n_samples < 3:

@@ -27,6 +27,7 @@ losses and the skorch glue with their own module and tensor of encoded inputs.
 import importlib
 import warnings
 
+from ..utils import require_neural
 from ._embedder import (
     TORCH_INFERENCE_BATCH,
     TORCH_PARAMETER_CONSTRAINTS,
@@ -84,6 +85,8 @@ def __getattr__(name):
         )
         return __getattr__(_RENAMED[name])
     if name in _LAZY:
+        if _LAZY[name] != "_kernels":
+            require_neural(f"sklearn_ed.nn.{name}")
         value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
         globals()[name] = value
         return value

@@ -24,6 +24,7 @@ import numpy as np
 
 from ._manifest import Builder, Checker, ManifestError
 from ._manifest_writer import Writer
+from ._optional import require_neural
 
 FORMAT_VERSION = 2
 # Version 1 (sklearn-ed 0.1 and 0.2.dev) always wrote both files and no tree hash.
@@ -81,8 +82,7 @@ def save(estimator, path):
     files = ["arrays.npz"]
     np.savez(os.path.join(path, "arrays.npz"), **writer.arrays)
     if writer.modules:
-        import torch
-
+        torch = require_neural("Saving an estimator that holds a network")
         torch.save(writer.modules, os.path.join(path, "torch.pt"))
         files.append("torch.pt")
     digests = {name: _sha256(os.path.join(path, name)) for name in files}
@@ -137,9 +137,9 @@ def load(path):
     with np.load(os.path.join(path, "arrays.npz"), allow_pickle=False) as arrays:
         arrays = {key: arrays[key] for key in arrays.files}
     modules = {}
-    if "torch.pt" in files:
-        import torch
-
+    # Format 1 wrote torch.pt for every estimator: read it only if a network needs it.
+    if "torch.pt" in files and _holds_network(manifest["tree"]):
+        torch = require_neural(f"Loading {path!r}, which holds a network (torch.pt),")
         modules = torch.load(os.path.join(path, "torch.pt"), weights_only=True)
         if not isinstance(modules, dict):
             raise ValueError(f"{path!r}: torch.pt holds no table of state_dicts.")
@@ -151,6 +151,20 @@ def load(path):
             f"{path!r}: the saved estimator could not be rebuilt ({type(error).__name__}: "
             f"{error}); the manifest's values do not fit its classes."
         ) from error
+
+
+def _holds_network(tree):
+    """Whether any node of the (unchecked, so walked without recursion) tree is a network."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            if node.get("kind") == "torch_module":
+                return True
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return False
 
 
 def _read_manifest(path):

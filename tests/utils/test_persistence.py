@@ -6,6 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
+from _testing import needs_neural
 from sklearn.preprocessing import FunctionTransformer
 
 from sklearn_ed import (
@@ -27,9 +28,15 @@ from sklearn_ed.utils._persistence import _tree_sha256
 EMBEDDERS = [
     None,
     CGKEmbedder("cgk_prime", n_repetitions=2, random_state=0),
-    CNNEDEmbedder(n_components=8, n_layers=3, max_epochs=1, n_neighbors=5, random_state=0),
-    GRUEmbedder(
-        n_step_components=2, hidden_size=4, epochs_per_phase=1, n_neighbors=5, random_state=0
+    pytest.param(
+        CNNEDEmbedder(n_components=8, n_layers=3, max_epochs=1, n_neighbors=5, random_state=0),
+        marks=needs_neural,
+    ),
+    pytest.param(
+        GRUEmbedder(
+            n_step_components=2, hidden_size=4, epochs_per_phase=1, n_neighbors=5, random_state=0
+        ),
+        marks=needs_neural,
     ),
     FastMapEmbedder(n_components=3, random_state=0),
 ]
@@ -76,6 +83,12 @@ def test_supervised_and_numeric_estimators_round_trip(families, tmp_path):
     np.testing.assert_array_equal(
         load(save(learner, tmp_path / "cml")).transform(X), learner.transform(X)
     )
+
+
+@needs_neural
+def test_a_numeric_network_round_trips(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
     triplet = TripletMinedEmbedder(
         metric="euclidean", n_components=2, n_neighbors=3, max_epochs=2, random_state=0
     ).fit(X)

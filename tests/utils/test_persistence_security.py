@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 import pytest
-import torch
+from _testing import needs_neural
 
 from sklearn_ed import FilterRefineNeighbors, GRUEmbedder, load
 from sklearn_ed.utils import _allowlist
@@ -70,6 +70,7 @@ def payload(tmp_path, monkeypatch):
     return marker
 
 
+@needs_neural
 def test_a_node_that_would_import_a_shipped_module_is_refused(saved_search, payload):
     _, directory = saved_search
     manifest = _manifest(directory)
@@ -90,6 +91,8 @@ def test_a_node_that_would_import_a_shipped_module_is_refused(saved_search, payl
         "training": False,
         "state": "m0",
     }
+    import torch
+
     torch.save({"m0": "search_payload"}, os.path.join(directory, "torch.pt"))
     manifest["files"] = ["arrays.npz", "torch.pt"]
     manifest["sha256"]["torch.pt"] = _sha256_of(directory, "torch.pt")
@@ -145,10 +148,13 @@ def test_unknown_format_versions_are_refused_by_number(saved_search):
         load(directory)
 
 
+@needs_neural
 def test_format_1_directories_still_load(saved_search):
     """Format 1 wrote both files always and had no tree hash."""
     search, directory = saved_search
     manifest = _manifest(directory)
+    import torch
+
     torch.save({}, os.path.join(directory, "torch.pt"))
     manifest = {
         "format": "sklearn-ed",
@@ -168,6 +174,7 @@ def test_a_model_without_a_network_writes_and_reads_no_torch_file(saved_search):
     assert sorted(os.listdir(directory)) == ["arrays.npz", "manifest.json"]
 
 
+@needs_neural
 def test_a_network_round_trips_through_torch_pt(families, tmp_path):
     strings, _ = families
     embedder = GRUEmbedder(
