@@ -443,6 +443,13 @@ RUNS = [
         docs="user_guide/dedup",
     ),
     Run(
+        "recipes",
+        "bench_recipes",
+        "--json '{results}/recipes.json'",
+        minutes=5,
+        docs="recipes",
+    ),
+    Run(
         "words",
         "bench_words",
         "--json '{results}/words.json' --csv '{results}/words.csv'",

@@ -4,6 +4,8 @@ Each ``benchmarks/results/NAME.json`` written by a benchmark's ``--json``
 becomes one or more ``benchmarks/results/NAME_*.csv`` that the docs include
 with ``csv-table``: the numbers in the docs are the numbers of the run.
 
+The README's results table is rendered from the same ``headline.csv``.
+
 Run: ``python -m benchmarks.render_tables`` (instant; skips missing results).
 ``python -m benchmarks run NAME`` runs it after every benchmark.
 """
@@ -249,12 +251,69 @@ def headline():
     )
 
 
+def recipes():
+    """The recipes page: brute force against each recipe at growing size."""
+    results = _load("recipes.json")
+    if results is None:
+        return
+    rows = []
+    for row in results["rows"]:
+        total = row["fit_s"] + row["query_s"]
+        rows.append(
+            [
+                row["task"],
+                f"{row['n']:,}",
+                f"{row['brute_s']:.2f} s",
+                f"{total:.2f} s",
+                f"{row['brute_s'] / total:.1f}x",
+                f"{row['quality']:.3f}",
+            ]
+        )
+    _write(
+        "recipes.csv",
+        ["task", "size", "brute force", "sklearn-ed, fit included", "speed-up", "recall"],
+        rows,
+    )
+
+
+def headline_markdown():
+    """The landing page's table as Markdown, for the README's results section."""
+    with open(os.path.join(RESULTS, "headline.csv"), newline="") as file:
+        header, *rows = list(csv.reader(file))
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+README = os.path.join(os.path.dirname(RESULTS), os.pardir, "README.md")
+README_BEGIN = "<!-- results: rendered from benchmarks/results/headline.csv -->\n"
+README_END = "<!-- end of results -->\n"
+
+
+def readme_with_results(text):
+    """``text`` (the README) with its results block rendered from headline.csv."""
+    before, _, rest = text.partition(README_BEGIN)
+    _, _, after = rest.partition(README_END)
+    if not rest:
+        raise ValueError(f"README.md lacks the line {README_BEGIN.strip()!r}")
+    return before + README_BEGIN + headline_markdown() + README_END + after
+
+
+def readme():
+    with open(README) as file:
+        text = file.read()
+    with open(README, "w") as file:
+        file.write(readme_with_results(text))
+
+
 def main():
-    """Every table, from whichever JSON results exist."""
+    """Every table, from whichever JSON results exist, and the README's results."""
     defaults()
     embedder_choice()
     graph_clustering()
     headline()
+    recipes()
+    readme()
 
 
 if __name__ == "__main__":

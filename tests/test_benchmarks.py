@@ -67,9 +67,21 @@ def test_rendered_tables_are_those_of_the_committed_results(tmp_path, monkeypatc
     for path in suite.RESULTS.glob("*.json"):
         shutil.copy(path, tmp_path / path.name)
     monkeypatch.setattr(render_tables, "RESULTS", str(tmp_path))
+    shutil.copy(render_tables.README, tmp_path / "README.md")
+    monkeypatch.setattr(render_tables, "README", str(tmp_path / "README.md"))
     render_tables.main()
     for rendered in tmp_path.glob("*.csv"):
         committed = suite.RESULTS / rendered.name
         assert rendered.read_text() == committed.read_text(), (
             f"{rendered.name} differs from its JSON: run python -m benchmarks.render_tables"
         )
+
+
+def test_the_readme_results_are_the_docs_results():
+    from benchmarks import render_tables
+
+    readme = (suite.REPOSITORY / "README.md").read_text()
+    assert readme == render_tables.readme_with_results(readme), (
+        "README.md's results differ from benchmarks/results/headline.csv (the docs' table): "
+        "run python -m benchmarks.render_tables"
+    )
