@@ -46,8 +46,17 @@ def brute_nearest(queries, base, k):
         distances = process.cdist(
             queries[rows], base, scorer=Levenshtein.distance, workers=N_JOBS, dtype=np.int32
         )
-        found.append(np.argsort(distances, axis=1, kind="stable")[:, :k])
+        found.append(_smallest(distances, k))
     return np.vstack(found)
+
+
+def _smallest(distances, k):
+    """Indices of the k smallest of each row, nearest first (a partition, not a sort)."""
+    if k == 1:
+        return distances.argmin(axis=1)[:, None]
+    nearest = np.argpartition(distances, k - 1, axis=1)[:, :k]
+    order = np.argsort(np.take_along_axis(distances, nearest, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(nearest, order, axis=1)
 
 
 def brute_pairs(left, right, threshold):

@@ -1,9 +1,10 @@
 """Benchmark results rendered from their result files, never pasted.
 
 ``.. benchmark-log:: words.txt`` reads ``benchmarks/results/words.txt`` at
-build time and renders the run's provenance (command, date, commit, library
-versions, machine, load) as a small table, each plain-text table of the log
-as an HTML table, and a link to download the raw log. ``:tables: 1,3``
+build time and renders each plain-text table of the log as an HTML table;
+under them, collapsed until clicked, the run's provenance (command, date,
+commit, library versions, machine, load) as a small table; and a link to
+download the raw log. ``:tables: 1,3``
 selects tables (1-based); ``:provenance: no`` omits the provenance table
 (when several directives show one run).
 
@@ -140,13 +141,18 @@ class BenchmarkLog(Directive):
         elif chosen:
             tables = [tables[int(index) - 1] for index in chosen.split(",")]
         lines = []
+        for table in tables:
+            lines += _list_table(table["header"], table["rows"], table["title"])
+        container = nodes.container(classes=["benchmark-log"])
+        self._parse(lines, path, container)
         if self.options.get("provenance", "yes") != "no":
             shown = [[key, value] for key, value in fields if key != "note"]
             if not any(key == "commit" for key, _ in shown):
                 shown.insert(1, ["commit", _committed_in(path)])
-            lines += _provenance_table(name, shown)
-        for table in tables:
-            lines += _list_table(table["header"], table["rows"], table["title"])
+            container += _collapsed(
+                "How this was measured (command, commit, versions, machine)",
+                self._parse(_provenance_table(name, shown), path, nodes.container()),
+            )
         depth = (
             len(
                 Path(self.state.document.current_source)
@@ -155,13 +161,29 @@ class BenchmarkLog(Directive):
             )
             - 1
         )
-        lines += [
-            f"Raw output: :download:`{name} <{'../' * depth}../benchmarks/results/{name}>`",
-            "",
-        ]
-        container = nodes.container(classes=["benchmark-log"])
-        self.state.nested_parse(StringList(lines, source=str(path)), self.content_offset, container)
+        self._parse(
+            [
+                f"Raw output: :download:`{name} <{'../' * depth}../benchmarks/results/{name}>`",
+                "",
+            ],
+            path,
+            container,
+        )
         return [container]
+
+    def _parse(self, lines, path, container):
+        self.state.nested_parse(StringList(lines, source=str(path)), self.content_offset, container)
+        return container
+
+
+def _collapsed(summary, content):
+    """``content`` inside an HTML ``<details>`` element, closed until clicked."""
+    opening = f'<details class="benchmark-provenance-details"><summary>{summary}</summary>'
+    return [
+        nodes.raw("", opening, format="html"),
+        *content.children,
+        nodes.raw("", "</details>", format="html"),
+    ]
 
 
 def setup(app):

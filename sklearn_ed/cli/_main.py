@@ -1,15 +1,26 @@
 """The entry point: parse, run the subcommand, turn failures into one line and a code."""
 
 import contextlib
+import importlib
 import sys
 import warnings
 
-from ._commands import run_index, run_knn
 from ._errors import EXIT_FAILED, EXIT_INPUT, EXIT_OK, CommandError
-from ._join_commands import run_dedup, run_join
 from ._parser import build_parser
 
-COMMANDS = {"knn": run_knn, "index": run_index, "join": run_join, "dedup": run_dedup}
+# Each subcommand's module and function, imported once the options parse:
+# ``sklearn-ed --help`` and a wrong option answer without loading scikit-learn.
+COMMANDS = {
+    "knn": ("._commands", "run_knn"),
+    "index": ("._commands", "run_index"),
+    "join": ("._join_commands", "run_join"),
+    "dedup": ("._join_commands", "run_dedup"),
+}
+
+
+def _command(name):
+    module, function = COMMANDS[name]
+    return getattr(importlib.import_module(module, __package__), function)
 
 
 def main(argv=None):
@@ -47,7 +58,7 @@ def main(argv=None):
     with warnings.catch_warnings(), contextlib.redirect_stdout(sys.stderr):
         warnings.showwarning = _one_line_warning
         try:
-            COMMANDS[options.command](options)
+            _command(options.command)(options)
         except CommandError as error:
             return _fail(error, error.exit_code)
         except KeyboardInterrupt:

@@ -32,7 +32,7 @@ higher frequency) equals query_correction.
 def load_genome_reads_benchmark(
     n_base=50_000, n_query=1_000, n_train=1_000, random_state=0, genome_length=500_000
 ):
-    """Load the ``genome-reads-50k`` benchmark: noisy reads of a genome.
+    """Load the genome reads benchmark: 50,000 noisy reads of a genome, 1,000 queries.
 
     ``n_train + n_query + n_base`` reads are simulated by
     :func:`make_genome_reads` with its default protocol (first 500,000 bp,
@@ -112,7 +112,7 @@ def _spell_queries(base_words):
 
 
 def load_spell_benchmark(n_base=100_000, n_query=1_000, n_train=1_000, random_state=0):
-    """Load the ``spell-100k`` benchmark: misspellings against a dictionary.
+    """Load the spelling benchmark: 1,000 misspellings against 100,000 words.
 
     - base: the ``n_base`` most frequent purely alphabetic (a-z) words of
       wordfreq's English "large" list (:func:`load_english_words`).

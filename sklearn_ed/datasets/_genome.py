@@ -117,7 +117,7 @@ def make_genome_reads(
     """Simulate sequencing reads with errors from a real bacterial genome.
 
     Reads are drawn from the first ``genome_length`` bp of :func:`load_genome`
-    (the protocol of the ``genome-reads-50k`` benchmark).
+    (the protocol of :func:`load_genome_reads_benchmark`).
 
     Parameters
     ----------

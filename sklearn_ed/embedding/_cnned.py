@@ -88,11 +88,11 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         **Deviation from the paper**, which samples uniformly: triplets
         come from each anchor's exact top-``n_neighbors`` *training*
         neighbors, and a uniform sample of a large set whose near
-        neighbors are rare (1,000 of the 50,000 reads of genome-reads-50k
+        neighbors are rare (1,000 of 50,000 simulated genome reads
         cover its genome ~2x) holds almost no near pairs, so the triplets
         rank unrelated strings while a search needs near neighbors ranked.
         Neighborhoods put near pairs in the training set: on
-        genome-reads-50k top-10 recall at 1 % candidates rose from
+        50,000 genome reads top-10 recall at 1 % candidates rose from
         0.794 (uniform) to 0.973 (see the CNN-ED benchmark page; on
         words, whose uniform sample already has near pairs, it is 0.03
         lower at 0.1 % candidates and equal from 1 %). Fit on the data you index.

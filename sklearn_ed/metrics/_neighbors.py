@@ -1,4 +1,5 @@
-"""Quality of an embedding for neighbor search, as the seed papers define it.
+"""Quality of an embedding for neighbor search, as Zhang, Yuan and Indyk (2020) and
+Dai et al. (2020) define it.
 
 All functions take two (n_queries, n_base) matrices: exact distances and
 embedding distances between the same queries and base items. Ties are

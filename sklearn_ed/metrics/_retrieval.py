@@ -182,8 +182,8 @@ def r_precision(distances, query_labels, base_labels=None, *, exclude_self=False
 def pairwise_clustering_precision(labels_true, labels_pred, *, balanced=False):
     """Probability that a random pair is grouped as in the true clustering.
 
-    The clustering accuracy of Xing et al. (2002), used by the seed paper
-    (section 5.3) to score K-means: over all pairs ``i < j``, the fraction
+    The clustering accuracy of Xing et al. (2002), used by Mochihashi, Kikui
+    and Kita (2004, section 5.3) to score K-means: over all pairs ``i < j``, the fraction
     for which "same cluster" in ``labels_pred`` agrees with "same cluster"
     in ``labels_true``. It equals the (unadjusted) Rand index.
 

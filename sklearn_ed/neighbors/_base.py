@@ -212,7 +212,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
         self._log(
             f"n_candidates_={self.n_candidates_}: estimated top-{k} recall "
             f"{self.estimated_recall_:.3f} +/- {self.estimated_recall_se_:.3f} "
-            f"({check.n_queries} pseudo-queries)"
+            f"({check.n_queries} items of the base as queries)"
         )
         if self.estimated_recall_ < self.target_recall and not self.exact:
             # exact=True answers exactly whatever the filter's recall.

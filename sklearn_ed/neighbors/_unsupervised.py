@@ -340,10 +340,10 @@ class FilterRefineNeighbors(FilterRefineBase):
     def _embedding_threshold(self, radius):
         """Embedding distance within which the radius candidates are taken.
 
-        The largest embedding distance of a pseudo-query pair within the
-        smallest calibrated radius at least ``radius`` (times
-        ``radius_blowup``); beyond the largest calibrated radius, scaled in
-        proportion.
+        The largest embedding distance of a sampled pair (an item of the base
+        as a query, and an item) within the smallest calibrated radius at
+        least ``radius`` (times ``radius_blowup``); beyond the largest
+        calibrated radius, scaled in proportion.
         """
         return self.search_.embedding_threshold(radius, self.radius_blowup)
 
