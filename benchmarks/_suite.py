@@ -442,6 +442,7 @@ RUNS = [
         minutes=20,
         docs="user_guide/dedup",
     ),
+    Run("partial_fit", "bench_partial_fit", "", minutes=4, docs="user_guide/index"),
     Run(
         "recipes",
         "bench_recipes",

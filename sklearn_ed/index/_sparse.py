@@ -3,9 +3,17 @@
 The product of the queries' and the items' profiles keeps only the ``k``
 largest similarities per row (``sparse_dot_topn``, multi-threaded, memory
 bounded by ``k`` per query), the engine of tf-idf string matchers.
+
+The product needs the items' rows transposed. Transposing the whole base at
+every ``add`` would make growing an index batch by batch quadratic, so the
+rows are kept in segments, merged as a binary counter does (the logarithmic
+method of Bentley and Saxe, 1980): an added batch is transposed alone, or
+with the segments no larger than itself, and a search merges the top-n of
+O(log n) segments.
 """
 
 import io
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
@@ -15,6 +23,19 @@ from ._base import BaseIndex
 
 # Largest (queries x items) dense block of an exhaustive scan.
 _SCAN_BLOCK = 2**24
+
+
+@dataclass
+class _Segment:
+    """Consecutive items from ``start``: their rows, and the rows transposed."""
+
+    start: int
+    rows: sparse.csr_matrix
+    rows_t: sparse.csr_matrix
+
+    @property
+    def stop(self):
+        return self.start + self.rows.shape[0]
 
 
 class SparseCosineIndex(BaseIndex):
@@ -74,23 +95,35 @@ class SparseCosineIndex(BaseIndex):
         """
         rows = self._encode(embedding)
         self._dim = rows.shape[1]
-        self._index = (
-            rows if self._index is None else sparse.vstack([self._index, rows], format="csr")
-        )
-        self._items_t = self._index.T.tocsr()
+        segments = list(self._index or [])  # a new list: a search sees old or new
+        start = self.n_items
+        stop = start + rows.shape[0]
+        while segments and stop - start >= start - segments[-1].start:
+            previous = segments.pop()  # merge the segments no larger than the new one
+            rows = sparse.vstack([previous.rows, rows], format="csr")
+            start = previous.start
+        segments.append(_Segment(start, rows, rows.T.tocsr()))
+        self._index = segments
         return self
 
     @property
     def n_items(self):
         """Number of items held."""
-        return 0 if self._index is None else self._index.shape[0]
+        return 0 if self._index is None else self._index[-1].stop
 
     def _top(self, vectors, k, threshold=None):
+        """The top-``k`` similarities of each query (above ``threshold``) as CSR."""
         from sparse_dot_topn import sp_matmul_topn
 
-        return sp_matmul_topn(
-            vectors, self._items_t, top_n=k, threshold=threshold, n_threads=self.n_threads
-        )
+        products = [
+            sp_matmul_topn(
+                vectors, segment.rows_t, top_n=k, threshold=threshold, n_threads=self.n_threads
+            )
+            for segment in self._index
+        ]
+        if len(products) == 1:
+            return products[0]
+        return _merged_top(products, [segment.start for segment in self._index], k)
 
     def _search(self, vectors, k):
         product = self._top(vectors, k)
@@ -113,8 +146,9 @@ class SparseCosineIndex(BaseIndex):
         distances = np.empty((vectors.shape[0], self.n_items))
         rows = max(1, _SCAN_BLOCK // max(self.n_items, 1))
         for start in range(0, vectors.shape[0], rows):
-            block = (vectors[start : start + rows] @ self._items_t).toarray()
-            distances[start : start + rows] = 1.0 - block
+            for segment in self._index:
+                block = (vectors[start : start + rows] @ segment.rows_t).toarray()
+                distances[start : start + rows, segment.start : segment.stop] = 1.0 - block
         return distances, np.broadcast_to(np.arange(self.n_items), distances.shape).copy()
 
     def _to_metric_units(self, engine_distances):
@@ -139,7 +173,7 @@ class SparseCosineIndex(BaseIndex):
         if self._index is None:
             return np.zeros(0, dtype=np.uint8)
         buffer = io.BytesIO()
-        sparse.save_npz(buffer, self._index)
+        sparse.save_npz(buffer, sparse.vstack([segment.rows for segment in self._index], "csr"))
         return np.frombuffer(buffer.getvalue(), dtype=np.uint8).copy()
 
     def load_bytes(self, data, n_features):
@@ -158,14 +192,29 @@ class SparseCosineIndex(BaseIndex):
             The restored index.
         """
         data = np.asarray(data, dtype=np.uint8)
-        self._dim = self._index = self._items_t = None
+        self._dim = self._index = None
         if data.size:
-            self._index = sparse.load_npz(io.BytesIO(data.tobytes())).tocsr()
-            self._items_t = self._index.T.tocsr()
-            self._dim = self._index.shape[1]
+            rows = sparse.load_npz(io.BytesIO(data.tobytes())).tocsr()
+            self._index = [_Segment(0, rows, rows.T.tocsr())]
+            self._dim = rows.shape[1]
         return self
 
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_items_t", None)
-        return state
+
+def _merged_top(products, starts, k):
+    """One CSR of the ``k`` largest values per row among segments' top-k products,
+    ties to the smaller item index."""
+    rows, items, values = [], [], []
+    for product, start in zip(products, starts):
+        rows.append(np.repeat(np.arange(product.shape[0]), np.diff(product.indptr)))
+        items.append(product.indices.astype(np.int64) + start)
+        values.append(product.data)
+    rows, items, values = (np.concatenate(column) for column in (rows, items, values))
+    order = np.lexsort((items, -values, rows))
+    rows, items, values = rows[order], items[order], values[order]
+    row_starts = np.searchsorted(rows, np.arange(products[0].shape[0] + 1))
+    rank = np.arange(rows.size) - row_starts[rows]
+    keep = rank < k
+    counts = np.bincount(rows[keep], minlength=products[0].shape[0])
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    n_items = max(start + product.shape[1] for product, start in zip(products, starts))
+    return sparse.csr_matrix((values[keep], items[keep], indptr), shape=(len(counts), n_items))

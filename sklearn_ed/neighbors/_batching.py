@@ -35,3 +35,23 @@ def concat_items(left, right):
     joined[: len(left)] = left
     joined[len(left) :] = right
     return joined
+
+
+def appended_items(buffer, items, new):
+    """``items`` followed by ``new``, written into ``buffer`` (whose first
+    ``len(items)`` rows are ``items``) while it has room, else into a buffer of
+    twice the size: appends cost in proportion to ``new`` (amortised).
+
+    Returns ``(buffer, view)``: keep the buffer for the next append, use the view.
+    """
+    n_items, needed = len(items), len(items) + len(new)
+    if buffer is None or len(buffer) < needed:
+        capacity = max(needed, 2 * n_items)
+        if isinstance(items, np.ndarray) and items.ndim == 2:
+            dtype = np.result_type(items, np.asarray(new))
+            buffer = np.empty((capacity, items.shape[1]), dtype=dtype)
+        else:
+            buffer = np.empty(capacity, dtype=object)
+        buffer[:n_items] = items
+    buffer[n_items:needed] = new
+    return buffer, buffer[:needed]

@@ -10,8 +10,9 @@ these attributes, never an estimator's private state, as scikit-learn's
 ``NearestNeighbors`` delegates to its tree and every faiss index answers the
 same ``search``.
 
-Bound and near lookup are derived state: :meth:`add` recomputes them, and a
-saved search rebuilds them from the items when loaded.
+Bound and near lookup are derived state: :meth:`add` extends them (in
+segments, :mod:`._segments`), and a saved search rebuilds them from the
+items when loaded.
 """
 
 import numpy as np
@@ -19,8 +20,9 @@ import numpy as np
 from ..distances import candidate_distances, ragged_candidate_distances
 from ..index import embed_for_index, embedding_spec, make_index, sort_by_value
 from ..utils import apply_processor, check_items, take_items
-from ._batching import FIT_BATCH_SIZE, batches, concat_items, short_strings
+from ._batching import FIT_BATCH_SIZE, appended_items, batches, short_strings
 from ._exact import answer_near, bounded_items, verify_bounded
+from ._segments import SegmentedLookup
 
 
 class FittedSearch:
@@ -85,8 +87,8 @@ class FittedSearch:
         return 0 if self.items is None else len(self.items)
 
     def add(self, items, embedding=None, progress=None):
-        """Append ``items`` (embedded here, or given as ``embedding``), then
-        recompute the bound and the near lookup over the whole base."""
+        """Append ``items`` (embedded here, or given as ``embedding``), and extend
+        the bound and the near lookup by them."""
         if embedding is not None:
             self._index_embedding(embedding, len(items))
         else:
@@ -95,7 +97,12 @@ class FittedSearch:
                 self._index_embedding(self.embed(batch), len(items))
                 if progress is not None:
                     progress.update(len(batch))
-        self.items = items if self.items is None else concat_items(self.items, items)
+        if self.items is None:
+            self.items = items
+        else:
+            self._buffer, self.items = appended_items(
+                getattr(self, "_buffer", None), self.items, items
+            )
         self._derive()
         return self
 
@@ -113,12 +120,29 @@ class FittedSearch:
             )
         self.index.add(embedding)
 
-    def _derive(self):
-        """The bound and the near lookup over the current items."""
-        lower_bound = self.metric.lower_bound
-        self.bound = lower_bound(self.items) if self.with_bound and lower_bound else None
+    def _derive(self, rebuild=False):
+        """The bound and the near lookup over the current items: extended by the
+        items added since, or (``rebuild``) built anew. Each is kept in
+        segments, so an append costs in proportion to its own size."""
+        if rebuild:
+            self._bound_segments = self._near_segments = None
+        bound = self.metric.lower_bound if self.with_bound else None
         near = self.metric.near_lookup if self.with_near else None
-        self.near = near(self.items) if near is not None else None
+        self._bound_segments = self._extended(getattr(self, "_bound_segments", None), bound)
+        self._near_segments = self._extended(getattr(self, "_near_segments", None), near)
+        self.bound = self._bound_segments if self._usable(self._bound_segments) else None
+        self.near = self._near_segments if self._usable(self._near_segments) else None
+
+    def _extended(self, segments, build):
+        if build is None:
+            return None
+        segments = SegmentedLookup(build) if segments is None else segments
+        segments.extend(self.items)
+        return segments
+
+    @staticmethod
+    def _usable(segments):
+        return segments is not None and segments.available
 
     # ---------------------------------------------------------------- query
     def embed(self, queries):
@@ -259,7 +283,7 @@ class FittedSearch:
         calibration = settings.pop("radius_calibration", None)
         search = cls(metric, embedder, index_settings, **settings)
         search.items, search.index, search.radius_calibration = items, index, calibration
-        search._derive()
+        search._derive(rebuild=True)
         return search
 
     # ---------------------------------------------------------- persistence
@@ -267,9 +291,11 @@ class FittedSearch:
         # Declared state: the bound and the near lookup are rebuilt from the items.
         state = dict(vars(self))
         state["bound"] = state["near"] = None
+        for derived in ("_bound_segments", "_near_segments", "_buffer"):
+            state.pop(derived, None)
         return state
 
     def __setstate__(self, state):
         vars(self).update({"processor": None, **state})
         if self.items is not None:
-            self._derive()
+            self._derive(rebuild=True)

@@ -10,12 +10,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils._param_validation import InvalidParameterError
 
-from sklearn_ed import CGKEmbedder, FilterRefineClassifier, FilterRefineNeighbors
+from sklearn_ed import CGKEmbedder, FilterRefineClassifier, FilterRefineNeighbors, QGramEmbedder
 from sklearn_ed.index import (
     FlatIndex,
     HNSWIndex,
     IVFIndex,
     NNDescentIndex,
+    SparseCosineIndex,
     embedding_spec,
     make_index,
     pack_symbol_codes,
@@ -359,3 +360,28 @@ def test_inner_product_range_beyond_float32_finds_nothing_or_everything():
     index = FlatIndex("inner_product").add(vectors)
     assert all(len(hits) == 0 for hits in index.range_search(vectors[:2], -1e300))
     assert all(len(hits) == 20 for hits in index.range_search(vectors[:2], 1e300))
+
+
+def test_sparse_index_grown_in_batches_answers_as_one_built_at_once(families):
+    strings, _ = families
+    profiles = QGramEmbedder(q=2).fit(strings).transform(strings)
+    whole = SparseCosineIndex().add(profiles)
+    grown = SparseCosineIndex().add(profiles[:50])
+    for start in range(50, profiles.shape[0], 9):
+        grown.add(profiles[start : start + 9])
+    assert grown.n_items == whole.n_items and 1 < len(grown._index) <= 8
+    queries = profiles[::5]
+    for k in (1, 7, whole.n_items):
+        (grown_distances, grown_items), (distances, items) = (
+            grown.search(queries, k),
+            whole.search(queries, k),
+        )
+        np.testing.assert_array_equal(grown_distances, distances)
+        # Which of the items tied at the k-th distance an engine keeps is its own;
+        # every item strictly nearer is the same.
+        nearer = distances < distances[:, -1:]
+        np.testing.assert_array_equal(grown_items[nearer], items[nearer])
+    for got, want in zip(grown.range_search(queries, 0.4), whole.range_search(queries, 0.4)):
+        np.testing.assert_array_equal(got, want)
+    restored = SparseCosineIndex().load_bytes(grown.to_bytes(), profiles.shape[1])
+    np.testing.assert_array_equal(restored.search(queries, 7)[1], whole.search(queries, 7)[1])

@@ -4,6 +4,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from _testing import mutate, random_strings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -245,6 +246,32 @@ def test_exact_after_partial_fit(families):
     np.testing.assert_array_equal(
         search.kneighbors(strings[:10])[1], brute_force(strings[:10], strings, 3)[1]
     )
+
+
+def test_exact_after_many_partial_fits_answers_as_brute_force_on_the_union():
+    """Batches of 7 make segments of every size, merged as a binary counter;
+    short words, so the near lookup (deletions) is segmented too."""
+    rng = np.random.default_rng(3)
+    letters = "abcdefgh"
+    seeds = random_strings(30, (4, 9), alphabet=letters, seed=3)
+    strings = [mutate(seed, rng.integers(0, 3), rng, letters) for seed in seeds for _ in range(4)]
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3, n_candidates=3, exact=True)
+    search.fit(strings[:20])
+    for start in range(20, len(strings), 7):
+        search.partial_fit(strings[start : start + 7])
+    assert search.n_samples_fit_ == len(strings)
+    assert 1 < search.search_.bound.n_segments <= np.log2(len(strings)) + 1
+    assert search.search_.near.n_segments == search.search_.bound.n_segments
+    queries = [s[1:] for s in strings[::9]]
+    expected = brute_force(queries, strings, 3)
+    np.testing.assert_array_equal(search.kneighbors(queries)[1], expected[1])
+    union = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3, exact=True).fit(strings)
+    for got, want in zip(
+        search.radius_neighbors(queries, radius=3, sort_results=True),
+        union.radius_neighbors(queries, radius=3, sort_results=True),
+    ):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
 
 
 def test_exact_needs_a_metric_with_a_bound():
