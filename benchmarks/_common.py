@@ -88,6 +88,8 @@ def _git_commit():
                 "--",
                 ".",
                 ":(exclude)benchmarks/results",
+                # Its results table is rendered from benchmarks/results after each run.
+                ":(exclude)README.md",
             ],
             cwd=root,
             capture_output=True,

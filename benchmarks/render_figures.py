@@ -15,6 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
+import matplotlib.transforms  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # The docs' log parser (docs/_ext/benchlogs.py) reads the printed tables.
@@ -32,6 +33,52 @@ STYLE = {
 COLOURS = {"sklearn-ed": "#1f77b4", "peer": "#ff7f0e", "brute": "#555555"}
 
 
+# Label offsets tried in turn (points; beside the marker, then further away,
+# where a leader line says which marker the label names).
+_LABEL_OFFSETS = [(7, 3), (7, -11), (-7, 3), (-7, -11)] + [
+    (dx, dy) for step in (1, 2) for dx in (12, -12) for dy in (14 * step, -14 * step - 8)
+]
+_LEADER = {"arrowstyle": "-", "color": "0.55", "lw": 0.7, "shrinkA": 0, "shrinkB": 4}
+
+
+def _label_points(ax, points, labels, fontsize=9):
+    """Name each point beside it, at the first offset whose text covers no
+    marker and no label placed before it (judged on the drawn extents). Call
+    it once the axes' limits are final."""
+    fig = ax.figure
+    ax.autoscale_view()
+    fig.tight_layout()  # where the axes will be drawn: the extents below are final
+    renderer = fig.canvas.get_renderer()
+    # The markers are taken too: a label never covers another point.
+    taken = [
+        matplotlib.transforms.Bbox.from_bounds(px - 5, py - 5, 10, 10)
+        for px, py in ax.transData.transform(points)
+    ]
+    for (x, y), label in sorted(zip(points, labels), key=lambda item: -item[0][1]):
+        for dx, dy in _LABEL_OFFSETS:
+            text = ax.annotate(
+                label,
+                (x, y),
+                xytext=(dx, dy),
+                textcoords="offset points",
+                ha="left" if dx > 0 else "right",
+                va="center",
+                fontsize=fontsize,
+                arrowprops=_LEADER if abs(dy) > 11 else None,
+            )
+            box = text.get_window_extent(renderer)
+            if not any(box.overlaps(other) for other in taken):
+                taken.append(box)
+                break
+            text.remove()
+        else:
+            taken.append(
+                ax.annotate(
+                    label, (x, y), xytext=(6, 3), textcoords="offset points", fontsize=fontsize
+                ).get_window_extent(renderer)
+            )
+
+
 def _load(name):
     path = RESULTS / name
     return json.loads(path.read_text()) if path.exists() else None
@@ -44,11 +91,11 @@ def _kind(name):
 
 
 def words_time_recall(out):
-    """Spell-100k: milliseconds per query against top-1 recall, every method."""
+    """100,000 words: milliseconds per query against top-1 recall, every method."""
     results = _load("words.json")
     if results is None:
         return None
-    fig, ax = plt.subplots(figsize=(11, 4.6))
+    fig, ax = plt.subplots(figsize=(10, 6.4))
     brute_ms = 1000 * results["brute_s"] / results["n_queries"]
     ax.axvline(brute_ms, color=COLOURS["brute"], linestyle="--")
     ax.annotate(
@@ -59,41 +106,28 @@ def words_time_recall(out):
         va="bottom",
         color=COLOURS["brute"],
     )
-    # Most methods sit within a few hundredths of a millisecond and of recall:
-    # numbered points, named in the legend, stay readable where labels collide.
-    for number, method in enumerate(results["methods"], start=1):
+    points, labels = [], []
+    for method in results["methods"]:
         ms = 1000 * method["query_s"] / results["n_queries"]
-        kind = _kind(method["name"])
-        label = (
+        ax.scatter(ms, method["top1_recall"], color=COLOURS[_kind(method["name"])], s=40, zorder=3)
+        points.append((ms, method["top1_recall"]))
+        labels.append(
             method["name"]
             .replace("sklearn-ed ", "")
             .replace("Embedder()", "")
             .replace('Embedder(weighting="tfidf")', " tf-idf")
+            .replace(" + sparse_dot_topn top-50 + refine", " + sparse_dot_topn")
         )
-        ax.scatter(
-            ms,
-            method["top1_recall"],
-            color=COLOURS[kind],
-            s=40,
-            zorder=3,
-            label=f"{number}  {label}",
-        )
-        ax.annotate(
-            str(number),
-            (ms, method["top1_recall"]),
-            xytext=(4, 3),
-            textcoords="offset points",
-            fontsize=8,
-        )
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xticks([0.03, 0.05, 0.1, 0.2, 0.5, 1])
+    ax.set_xlim(0.025, 1.2)
     ax.set_xlabel("milliseconds per query (log scale; fit not included)")
     ax.set_ylabel("top-1 recall")
     ax.set_title("100,000 words, 1,000 misspellings: sklearn-ed (blue) and peers (orange)")
     ax.grid(alpha=0.3)
+    _label_points(ax, points, labels, fontsize=9)
     return _save(fig, out / "words_time_recall.png")
 
 
@@ -129,29 +163,22 @@ def embedder_choice_recall(out):
 
 
 def index_words_speed_recall(out):
-    """Filter speed-up over the 0.1.0 scan against recall of the scan's candidates."""
+    """Filter speed-up over a plain scan of the CGK symbols against recall of its candidates."""
     results = _load("index_words.json")
     if results is None:
         return None
     fig, ax = plt.subplots(figsize=(8, 4.2))
-    for index in results["indexes"]:
-        ax.scatter(
-            index["speedup_vs_scan"], index["recall_vs_scan"], s=40, color="#1f77b4", zorder=3
-        )
-        ax.annotate(
-            index["name"],
-            (index["speedup_vs_scan"], index["recall_vs_scan"]),
-            xytext=(5, 3),
-            textcoords="offset points",
-            fontsize=9,
-        )
+    points = [(index["speedup_vs_scan"], index["recall_vs_scan"]) for index in results["indexes"]]
+    for x, y in points:
+        ax.scatter(x, y, s=40, color="#1f77b4", zorder=3)
     ax.axhline(0.98, color="#555555", linestyle=":")
     ax.axvline(10, color="#555555", linestyle=":")
     ax.set_xscale("log")
-    ax.set_xlabel("filter speed-up over the 0.1.0 scan (log scale)")
+    ax.set_xlabel("filter speed-up over a plain scan of the CGK symbols (log scale)")
     ax.set_ylabel("recall of the scan's candidates")
     ax.set_title("Filter indexes on CGK codes of 100,000 words (target: right of 10x, above 0.98)")
     ax.grid(alpha=0.3)
+    _label_points(ax, points, [index["name"] for index in results["indexes"]])
     return _save(fig, out / "index_words_speed_recall.png")
 
 
