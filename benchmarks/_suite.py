@@ -444,6 +444,13 @@ RUNS = [
     ),
     Run("partial_fit", "bench_partial_fit", "", minutes=4, docs="user_guide/index"),
     Run(
+        "words_scale",
+        "bench_words_scale",
+        "--json '{results}/words_scale.json'",
+        minutes=20,
+        docs="benchmarks/index",
+    ),
+    Run(
         "recipes",
         "bench_recipes",
         "--json '{results}/recipes.json'",

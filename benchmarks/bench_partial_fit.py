@@ -1,10 +1,10 @@
 """Growing an index: ``partial_fit`` of 1,000 words into bases of 100,000 to 1,000,000.
 
-Base: distinct words in Latin letters from wordfreq's "large" lists of eight languages
-(English first, then German, French, Spanish, Italian, Dutch, Portuguese and
-Swedish, each in frequency order), the first ``n`` of them. New items: the
-next words of the same lists, in batches of 1,000. For each base size and
-for the defaults and ``exact=True``:
+Base: distinct words in Latin letters from wordfreq's "large" lists (English
+first, then German, French, Spanish, Italian, Dutch, Portuguese, Swedish,
+Polish, Czech, Finnish, Catalan and Norwegian, each in frequency order), the
+first ``n`` of them. New items: the next words of the same lists, in
+batches of 1,000. For each base size, with the defaults and ``exact=True``:
 
 - the fit's wall time;
 - each of three ``partial_fit`` calls of 1,000 words (the median is
@@ -25,9 +25,10 @@ import numpy as np
 
 from benchmarks._common import format_table, print_footer, print_header, progress
 
-LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "sv")
-# Lowercase Latin letters (the lists also hold words in other scripts).
-LATIN_WORD = re.compile("[a-zßà-öø-ÿ]+")
+# Every wordfreq "large" list in Latin script; the first eight give 1.8 million words.
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "sv", "pl", "cs", "fi", "ca", "nb")
+# Lowercase Latin letters, Latin-1 and Extended-A (the lists hold other scripts too).
+LATIN_WORD = re.compile("[a-zßà-öø-ÿ\u0100-\u017f]+")
 N_JOBS = 2
 BATCH = 1_000
 N_BATCHES = 3

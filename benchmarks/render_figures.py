@@ -309,6 +309,34 @@ def _save(fig, path):
     return path
 
 
+def words_scale_growth(out):
+    """Milliseconds per query against dictionary size, log-log, every method."""
+    results = _load("words_scale.json")
+    if results is None:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    methods = dict.fromkeys(row["method"] for row in results["rows"])
+    for method, marker in zip(methods, "osD^v"):
+        rows = [row for row in results["rows"] if row["method"] == method]
+        kind = "brute" if method == "brute force" else _kind(method)
+        ax.plot(
+            [row["n_base"] for row in rows],
+            [row["query_ms"] for row in rows],
+            "--" if "exact" in method else "-",
+            marker=marker,
+            color=COLOURS[kind],
+            label=method,
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("words in the dictionary (log scale)")
+    ax.set_ylabel("milliseconds per query (log scale)")
+    ax.set_title("Nearest word of 1,000 misspellings, 2 workers")
+    ax.legend(loc="upper left", fontsize=9)
+    ax.grid(True, which="major", alpha=0.3)
+    return _save(fig, out / "words_scale_growth.png")
+
+
 def render(out):
     """Write every figure whose result file exists into ``out``; return their paths."""
     out = Path(out)
@@ -322,16 +350,19 @@ def render(out):
                 index_words_speed_recall,
                 defaults_reads_time,
                 dedup_time_growth,
+                words_scale_growth,
             )
         ]
         drawn += [
-            recall_item_from_log(out, "genome_reads.txt", 1, 10, "CGK on genome-reads-50k, top-10"),
+            recall_item_from_log(
+                out, "genome_reads.txt", 1, 10, "CGK on 50,000 genome reads, top-10"
+            ),
             recall_item_from_log(
                 out,
                 "cnned_genome_reads_50k.txt",
                 1,
                 10,
-                "CNN-ED and CGK on genome-reads-50k, top-10",
+                "CNN-ED and CGK on 50,000 genome reads, top-10",
             ),
             recall_item_from_log(
                 out, "cnned_proteins.txt", 1, 10, "CNN-ED and CGK on proteins, top-10"

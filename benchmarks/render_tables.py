@@ -276,6 +276,30 @@ def recipes():
     )
 
 
+def words_scale():
+    """The nearest word from 100,000 to 3,000,000 words, every method."""
+    results = _load("words_scale.json")
+    if results is None:
+        return
+    rows = [
+        [
+            f"{row['n_base']:,}",
+            row["method"],
+            f"{row['fit_s']:.1f}",
+            f"{row['query_ms']:.3f}",
+            f"{row['speedup']:.1f}x",
+            f"{row['top1']:.3f}",
+            f"{row['peak_gib']:.2f}",
+        ]
+        for row in results["rows"]
+    ]
+    _write(
+        "words_scale.csv",
+        ["words", "method", "fit s", "ms per query", "vs brute force", "top-1", "peak GiB"],
+        rows,
+    )
+
+
 def headline_markdown():
     """The landing page's table as Markdown, for the README's results section."""
     with open(os.path.join(RESULTS, "headline.csv"), newline="") as file:
@@ -313,6 +337,7 @@ def main():
     graph_clustering()
     headline()
     recipes()
+    words_scale()
     readme()
 
 

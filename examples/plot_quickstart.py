@@ -18,7 +18,8 @@ number of candidates from the data, and estimates its own recall.
 # :func:`~sklearn_ed.datasets.make_genome_reads` simulates reads with
 # insertions, deletions and substitutions (1 to 8 % errors per read) from the
 # genome shipped with ``pyrodigal``. The benchmark of the
-# :ref:`benchmark pages <benchmarks>` (:func:`~sklearn_ed.datasets.load_genome_reads_benchmark`) draws 52,000
+# :ref:`benchmark pages <benchmarks>`
+# (:func:`~sklearn_ed.datasets.load_genome_reads_benchmark`) draws 52,000
 # reads from 500,000 bp, about 100x coverage, so that every read has real
 # overlapping neighbors. To keep this example fast we keep the same coverage
 # on a smaller scale: 2,050 reads from the first 20,000 bp, split into 50

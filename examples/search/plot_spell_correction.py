@@ -15,9 +15,10 @@ defaults, and compares the answers and the time with exact brute force.
 # Data
 # ----
 # :func:`~sklearn_ed.datasets.load_spell_benchmark` loads 100,000 English words
-# and 1,000 real misspellings from codespell. The base is ordered by decreasing frequency, so "lowest index"
-# means "most frequent": the estimators break distance ties by base index,
-# which is exactly the tie rule a spell corrector wants.
+# and 1,000 real misspellings from codespell. The base is ordered by
+# decreasing frequency, so "lowest index" means "most frequent": the
+# estimators break distance ties by base index, which is exactly the tie rule
+# a spell corrector wants.
 import time
 
 import matplotlib.pyplot as plt

@@ -33,9 +33,7 @@ from ..utils import (
     to_code_points,
 )
 from ._auto import choose_embedder
-from ._batching import (
-    concat_items,
-)
+from ._batching import concat_items, short_strings
 from ._exact import check_lower_bound
 from ._join import JoinMixin
 from ._kneighbors import KNeighborsMixin
@@ -124,7 +122,8 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
                 "n_jobs": self.n_jobs,
             },
             with_bound=self._needs_bound(X),
-            with_near=self.exact,
+            with_near=self.exact or self._near_pays(X),
+            near_depth=None if self.exact else 1,
             n_jobs=self.n_jobs,
             processor=self.processor,
         )
@@ -243,6 +242,13 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
 
     def _needs_bound(self, X):
         return self.exact
+
+    def _near_pays(self, X):
+        """Whether a near lookup of depth 1 goes with the filter: for short strings
+        under a metric that has one, it answers exactly, without the filter,
+        every query with ``n_neighbors`` items within one edit (most misspellings
+        of a dictionary word), for about one entry per character of the base."""
+        return self._metric_spec.near_lookup is not None and short_strings(X)
 
     def _partial_fit(self, X):
         """Append validated items to the fitted base (the embedder stays as fitted).

@@ -15,6 +15,8 @@ segments, :mod:`._segments`), and a saved search rebuilds them from the
 items when loaded.
 """
 
+import functools
+
 import numpy as np
 
 from ..distances import candidate_distances, ragged_candidate_distances
@@ -42,7 +44,11 @@ class FittedSearch:
         Keep the metric's lower bound over the base (exact search, radius
         search on short strings).
     with_near : bool
-        Keep the metric's near lookup as well (exact search).
+        Keep the metric's near lookup as well: :meth:`kneighbors` answers
+        from it, exactly, every query with enough items within its depth.
+    near_depth : int, default=None
+        Depth of the near lookup (edits it answers within); ``None``: the
+        metric's own (2 for edit distance), as exact search uses it.
     n_jobs : int or None
         Threads of the exact distances.
     processor : str, callable or None, default=None
@@ -66,13 +72,23 @@ class FittedSearch:
     """
 
     def __init__(
-        self, metric, embedder, index_settings, *, with_bound, with_near, n_jobs, processor=None
+        self,
+        metric,
+        embedder,
+        index_settings,
+        *,
+        with_bound,
+        with_near,
+        n_jobs,
+        processor=None,
+        near_depth=None,
     ):
         self.metric = metric
         self.embedder = embedder
         self.index_settings = dict(index_settings)
         self.with_bound = with_bound
         self.with_near = with_near
+        self.near_depth = near_depth
         self.n_jobs = n_jobs
         self.processor = processor
         self.items = None
@@ -128,6 +144,8 @@ class FittedSearch:
             self._bound_segments = self._near_segments = None
         bound = self.metric.lower_bound if self.with_bound else None
         near = self.metric.near_lookup if self.with_near else None
+        if near is not None and self.near_depth is not None:
+            near = functools.partial(near, depth=self.near_depth)
         self._bound_segments = self._extended(getattr(self, "_bound_segments", None), bound)
         self._near_segments = self._extended(getattr(self, "_near_segments", None), near)
         self.bound = self._bound_segments if self._usable(self._bound_segments) else None
@@ -205,17 +223,18 @@ class FittedSearch:
     def kneighbors(self, queries, n_neighbors, n_candidates, exclude=None, exact=False):
         """The exact top-``n_neighbors`` of a batch, and the exact distances each took.
 
-        Filter ``n_candidates`` by embedding distance, refine them; with
-        ``exact=True`` first answer from the near lookup the queries it can,
-        then verify every item whose lower bound beats the k-th distance
-        (the answer is then brute force's). ``exclude[i]`` is never an answer
+        First answer from the near lookup (when there is one) the queries it
+        can, exactly; filter ``n_candidates`` for the others by embedding
+        distance and refine them; with ``exact=True`` then verify every item
+        whose lower bound beats the k-th distance (the answer is then brute
+        force's). ``exclude[i]`` is never an answer
         of query i. Returns ``((distances, indices), n_verified)``.
         """
         distances = np.empty((len(queries), n_neighbors), dtype=np.float64)
         indices = np.empty((len(queries), n_neighbors), dtype=np.int64)
         counts = np.zeros(len(queries), dtype=np.int64)
         rest = np.arange(len(queries))
-        if exact:
+        if self.near is not None:
             near, found, counts[near] = answer_near(self, queries, n_neighbors, exclude)
             distances[near], indices[near] = found
             rest = np.setdiff1d(rest, near)
@@ -296,6 +315,6 @@ class FittedSearch:
         return state
 
     def __setstate__(self, state):
-        vars(self).update({"processor": None, **state})
+        vars(self).update({"processor": None, "near_depth": None, **state})
         if self.items is not None:
             self._derive(rebuild=True)

@@ -89,16 +89,37 @@ def test_deletion_index_finds_every_item_within_and_bounds_the_distance(base, qu
 def test_deletion_index_is_kept_for_short_strings_only():
     assert deletion_index(["kitten", "sitting"]).depth == 2
     assert deletion_index(["ab" * 40, "ba" * 40]) is None
-    # Without exact=True no index is built: it is only used by exact search.
+    # Without exact=True, short strings get an index of depth 1; reads none.
     words = ["kitten", "sitting", "mitten", "bitten"] * 3
-    assert (
-        FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2)
-        .fit(words)
-        .search_.near
-        is None
-    )
+    approximate = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2)
+    assert approximate.fit(words).search_.near.depth == 1
     exact = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2, exact=True)
-    assert exact.fit(words).search_.near is not None
+    assert exact.fit(words).search_.near.depth == 2
+    reads = random_strings(20, (200, 300), seed=4)
+    assert FilterRefineNeighbors(n_neighbors=1, n_candidates=2).fit(reads).search_.near is None
+
+
+def test_queries_within_one_edit_are_answered_exactly_without_exact_mode():
+    """The depth-1 lookup answers a query with k items within one edit, whatever
+    the filter would have found (here one candidate, from a q-gram filter)."""
+    rng = np.random.default_rng(5)
+    letters = "abcdefgh"
+    words = list(dict.fromkeys(random_strings(400, (4, 8), alphabet=letters, seed=5)))
+    queries = [mutate(word, 1, rng, letters) for word in words[::4]]
+    search = FilterRefineNeighbors(
+        QGramEmbedder(), n_neighbors=1, n_candidates=1, check_recall=False
+    ).fit(words)
+    distances, indices = search.kneighbors(queries)
+    expected_distances, expected_indices = brute_force(queries, words, 1)
+    answered = expected_distances[:, 0] <= 1  # every query: a word with one edit
+    assert answered.all()
+    np.testing.assert_array_equal(distances[answered], expected_distances[answered])
+    np.testing.assert_array_equal(indices[answered], expected_indices[answered])
+    filter_only = FilterRefineNeighbors(
+        QGramEmbedder(), n_neighbors=1, n_candidates=1, check_recall=False
+    ).fit(words)
+    filter_only.search_.near = None
+    assert (filter_only.kneighbors(queries)[0][answered] != distances[answered]).any()
     with pytest.raises(ValueError, match=r"limits must be in \[0, 2\]"):
         DeletionIndex(["kitten"]).within(["kitten"], [3])
 
