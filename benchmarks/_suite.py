@@ -475,6 +475,8 @@ RENDERED = [
     "embedder_choice.csv",
     "graph_clustering.csv",
     "headline.csv",
+    "recipes.csv",
+    "words_scale.csv",
 ]
 
 

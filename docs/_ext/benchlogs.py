@@ -140,6 +140,15 @@ class BenchmarkLog(Directive):
             tables = []
         elif chosen:
             tables = [tables[int(index) - 1] for index in chosen.split(",")]
+        # Read before any nested parse, which changes the document's current source.
+        depth = (
+            len(
+                Path(self.state.document.current_source)
+                .relative_to(RESULTS.parents[1] / "docs")
+                .parts
+            )
+            - 1
+        )
         lines = []
         for table in tables:
             lines += _list_table(table["header"], table["rows"], table["title"])
@@ -153,14 +162,6 @@ class BenchmarkLog(Directive):
                 "How this was measured (command, commit, versions, machine)",
                 self._parse(_provenance_table(name, shown), path, nodes.container()),
             )
-        depth = (
-            len(
-                Path(self.state.document.current_source)
-                .relative_to(RESULTS.parents[1] / "docs")
-                .parts
-            )
-            - 1
-        )
         self._parse(
             [
                 f"Raw output: :download:`{name} <{'../' * depth}../benchmarks/results/{name}>`",
