@@ -16,6 +16,7 @@ items when loaded.
 """
 
 import functools
+import warnings
 
 import numpy as np
 
@@ -146,10 +147,20 @@ class FittedSearch:
         near = self.metric.near_lookup if self.with_near else None
         if near is not None and self.near_depth is not None:
             near = functools.partial(near, depth=self.near_depth)
+        had_near = self._usable(getattr(self, "_near_segments", None))
         self._bound_segments = self._extended(getattr(self, "_bound_segments", None), bound)
         self._near_segments = self._extended(getattr(self, "_near_segments", None), near)
         self.bound = self._bound_segments if self._usable(self._bound_segments) else None
         self.near = self._near_segments if self._usable(self._near_segments) else None
+        if had_near and self.near is None:
+            # A lookup lost as the base grew changes how its queries are answered.
+            warnings.warn(
+                f"The near lookup of {self.n_items:,} items would exceed its memory "
+                "budget: the queries it answered go through the filter from now on"
+                + (" and the lower bound (still exact, slower)." if self.with_bound else "."),
+                UserWarning,
+                stacklevel=2,
+            )
 
     def _extended(self, segments, build):
         if build is None:

@@ -295,6 +295,21 @@ def test_exact_after_many_partial_fits_answers_as_brute_force_on_the_union():
             np.testing.assert_array_equal(a, b)
 
 
+def test_a_near_lookup_outgrown_by_partial_fit_is_dropped_with_a_warning(monkeypatch):
+    from sklearn_ed.distances import _deletions
+
+    words = list(dict.fromkeys(random_strings(300, (4, 8), alphabet="abcdefgh", seed=6)))
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=5, exact=True)
+    search.fit(words[:150])
+    assert search.search_.near is not None
+    monkeypatch.setattr(_deletions, "_MAX_ENTRIES", 100 * 37)  # about 100 short words
+    with pytest.warns(UserWarning, match="near lookup of .* items would exceed its memory"):
+        search.partial_fit(words[150:])
+    assert search.search_.near is None
+    queries = [word[1:] for word in words[::7]]
+    np.testing.assert_array_equal(search.kneighbors(queries)[0], brute_force(queries, words, 1)[0])
+
+
 def test_exact_needs_a_metric_with_a_bound():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="declares a lower bound.*levenshtein"):
