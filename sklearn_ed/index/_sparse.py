@@ -6,9 +6,9 @@ bounded by ``k`` per query), the engine of tf-idf string matchers.
 
 The product needs the items' rows transposed. Transposing the whole base at
 every ``add`` would make growing an index batch by batch quadratic, so the
-rows are kept in segments, merged as a binary counter does (the logarithmic
-method of Bentley and Saxe, 1980): an added batch is transposed alone, or
-with the segments no larger than itself, and a search merges the top-n of
+rows are kept in segments, merged as a binary counter does
+(``sklearn_ed.utils.segments_absorbed``): an added batch is transposed alone,
+or with the segments no larger than itself, and a search merges the top-n of
 O(log n) segments.
 """
 
@@ -19,6 +19,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.preprocessing import normalize
 
+from ..utils import segments_absorbed
 from ._base import BaseIndex
 
 # Largest (queries x items) dense block of an exhaustive scan.
@@ -97,11 +98,13 @@ class SparseCosineIndex(BaseIndex):
         self._dim = rows.shape[1]
         segments = list(self._index or [])  # a new list: a search sees old or new
         start = self.n_items
-        stop = start + rows.shape[0]
-        while segments and stop - start >= start - segments[-1].start:
-            previous = segments.pop()  # merge the segments no larger than the new one
-            rows = sparse.vstack([previous.rows, rows], format="csr")
-            start = previous.start
+        absorbed = segments_absorbed(
+            [segment.start for segment in segments], start, start + rows.shape[0]
+        )
+        if absorbed:  # one segment of the absorbed rows and the new ones
+            start = segments[-absorbed].start
+            rows = sparse.vstack([segment.rows for segment in segments[-absorbed:]] + [rows], "csr")
+            del segments[-absorbed:]
         segments.append(_Segment(start, rows, rows.T.tocsr()))
         self._index = segments
         return self

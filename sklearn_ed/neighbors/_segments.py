@@ -4,16 +4,15 @@ The metric's lower bound and near lookup are built over a fixed list of
 items. Rebuilding them over the whole base at every ``partial_fit`` makes
 growing a base batch by batch quadratic. :class:`SegmentedLookup` keeps
 one lookup per segment of consecutive items instead and merges segments as
-a binary counter does (the logarithmic method of Bentley and Saxe, 1980): a
-new batch is a segment of its own, merged with the previous one while it is
-at least as large. An appended item is rebuilt into a larger segment
+a binary counter does (``sklearn_ed.utils.segments_absorbed``, the
+logarithmic method of Bentley and Saxe, 1980). An appended item is rebuilt into a larger segment
 O(log n) times in all, a batch costs time in proportion to its own size
 (amortised), and a query asks O(log n) segments.
 """
 
 import numpy as np
 
-from ..utils import take_items
+from ..utils import segments_absorbed, take_items
 
 
 class SegmentedLookup:
@@ -54,8 +53,11 @@ class SegmentedLookup:
             return
         start = self._n_items
         self._n_items = len(items)
-        while self._segments and self._n_items - start >= start - self._segments[-1][0]:
-            start = self._segments.pop()[0]  # merge: rebuild over both segments' items
+        starts = [first for first, _ in self._segments]
+        absorbed = segments_absorbed(starts, start, self._n_items)
+        if absorbed:  # rebuilt over the absorbed segments' items and the new ones
+            start = starts[-absorbed]
+            del self._segments[-absorbed:]
         lookup = self.build(take_items(items, np.arange(start, self._n_items)))
         if lookup is None:
             self.available, self._segments = False, []

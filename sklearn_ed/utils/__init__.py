@@ -18,6 +18,7 @@ from ._qgrams import (
     qgram_counts,
     qgram_profiles,
 )
+from ._segments import segments_absorbed
 from ._strings import (
     FIRST_CHAR_SYMBOL,
     PAD_SYMBOL,
