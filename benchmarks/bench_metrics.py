@@ -1,7 +1,7 @@
 """Every string metric: its speed-up over rapidfuzz brute force with the same scorer,
 and which metric matches person records best.
 
-1. Words (spell-100k: 100,000 wordfreq words, 1,000 codespell misspellings
+1. Words (100,000 wordfreq words, 1,000 codespell misspellings
    as queries). Per metric: rapidfuzz ``process.cdist`` with the metric's
    scorer over the whole base (exact brute force), the defaults
    (``FilterRefineNeighbors(metric=..., n_neighbors=1)``: q-gram filter,
@@ -14,11 +14,13 @@ and which metric matches person records best.
    1,934 known duplicate pairs), each record's name, address and date of
    birth joined into one string (about 58 characters). Per metric, as for
    words, with the first 500 records as queries against all 5,000 (each
-   query's own record excluded): brute force, the defaults and exact=True.
+   query's own record excluded): brute force, the defaults and, where the metric
+   has a lower bound, exact=True.
    Then record matching: all 12.5 million pairs are compared by
    brute force with Levenshtein, with normalized Indel on word-sorted
    records (``processor="default_sort_tokens"``: rapidfuzz's
-   ``token_sort_ratio``), and with Jaro-Winkler on lowercased records; the
+   ``token_sort_ratio``), with Jaro-Winkler on lowercased records and with
+   ``token_set`` on records through rapidfuzz's ``default_process``; the
    threshold of best F1 against the known pairs is reported with its
    precision and recall.
 
@@ -34,7 +36,6 @@ from benchmarks._common import format_table, print_footer, print_header, progres
 from sklearn_ed import FilterRefineNeighbors
 from sklearn_ed.datasets import load_spell_benchmark
 from sklearn_ed.distances import get_metric, pairwise_distances
-from sklearn_ed.distances._string_scorers import SCORERS
 from sklearn_ed.utils import apply_processor
 
 QUERY_REPEATS = 3
@@ -47,11 +48,13 @@ WORD_METRICS = [
     "normalized_levenshtein",
     "normalized_indel",
     "jaro_winkler",
+    "token_set",
 ]
 RECORD_SETTINGS = [
     ("levenshtein", None),
     ("normalized_indel", "default_sort_tokens"),
     ("jaro_winkler", "lower"),
+    ("token_set", "default"),
 ]
 
 
@@ -79,11 +82,10 @@ def words(n_jobs):
         rows.append(
             [name, "rapidfuzz brute force", "-", _ms(brute, queries), "1.000", "1.0x", "1.0x"]
         )
-        settings = [("defaults", {})]
-        if get_metric(name).lower_bound is not None:
-            settings.append(("exact=True", {"exact": True}))
-        for label, extra in settings:
-            search = FilterRefineNeighbors(metric=name, n_neighbors=1, n_jobs=n_jobs, **extra)
+        for label, extra in _settings(name):
+            search = FilterRefineNeighbors(
+                metric=name, n_neighbors=1, n_jobs=n_jobs, random_state=0, **extra
+            )
             _, fit = timed(lambda: search.fit(base))
             (found, _), query = timed(lambda: search.kneighbors(queries), QUERY_REPEATS)
             recall = np.mean(np.isclose(found[:, 0], exact))
@@ -99,6 +101,14 @@ def words(n_jobs):
                 ]
             )
     return rows
+
+
+def _settings(name):
+    """The defaults, and exact search where the metric has a lower bound."""
+    settings = [("defaults", {})]
+    if get_metric(name).lower_bound is not None:
+        settings.append(("exact=True", {"exact": True}))
+    return settings
 
 
 def _ms(seconds, queries):
@@ -133,8 +143,10 @@ def records_speed(n_jobs, n_queries=500):
         rows.append(
             [name, "rapidfuzz brute force", "-", _ms(brute, queries), "1.000", "1.0x", "1.0x"]
         )
-        for label, extra in [("defaults", {}), ("exact=True", {"exact": True})]:
-            search = FilterRefineNeighbors(metric=name, n_neighbors=1, n_jobs=n_jobs, **extra)
+        for label, extra in _settings(name):
+            search = FilterRefineNeighbors(
+                metric=name, n_neighbors=1, n_jobs=n_jobs, random_state=0, **extra
+            )
             _, fit = timed(lambda: search.fit(strings))
             # Each query is a record of the base: its own record is excluded
             # by asking for two neighbors and dropping itself.
@@ -185,7 +197,7 @@ def records():
 
 
 def _thresholds(name, pair_distances):
-    if SCORERS.get(name, (None, np.int32))[1] is np.int32:
+    if get_metric(name).integer_valued:
         return range(0, 31)
     return np.round(np.arange(0.0, 0.51, 0.01), 2)
 
@@ -207,8 +219,8 @@ def main():
     print_header(
         "String metrics: speed-up over brute force with the same scorer, record matching",
         notes=[
-            f"spell-100k: 100,000 words, 1,000 misspellings; {args.n_jobs} workers for every "
-            "method; query times are medians of 3 calls",
+            f"words: 100,000 wordfreq words, 1,000 real misspellings; {args.n_jobs} workers "
+            "for every method; query times are medians of 3 calls",
             "FEBRL2: 5,000 records as one string each (name, address, date of birth); the "
             "threshold of best F1 against the 1,934 known duplicate pairs",
         ],
@@ -217,7 +229,7 @@ def main():
         format_table(
             ["metric", "method", "fit s", "ms/query", "top-1", "speed-up", "incl. fit"],
             words(args.n_jobs),
-            title="spell-100k, per metric",
+            title="100,000 words, 1,000 misspellings, per metric",
             align="llrrrrr",
         )
     )

@@ -2,8 +2,9 @@
 
 Registered metrics: ``"levenshtein"``, ``"hamming"``, ``"indel"``,
 ``"osa"``, ``"damerau_levenshtein"``, ``"lcsseq"``,
-``"normalized_levenshtein"``, ``"normalized_indel"``, ``"jaro"`` and
-``"jaro_winkler"`` on strings (through rapidfuzz's scorers), ``"euclidean"``
+``"normalized_levenshtein"``, ``"normalized_indel"``, ``"jaro"``,
+``"jaro_winkler"`` and ``"token_set"`` on strings (through rapidfuzz's
+scorers), ``"euclidean"``
 on numeric rows, ``"dtw"`` on time series (numba)
 ``"chamfer"`` on point sets (KD-trees) and ``"chamfer_image"`` on
 grey-level images (through their edge pixels). Add more with

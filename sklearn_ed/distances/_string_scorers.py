@@ -1,10 +1,19 @@
 """The string metrics users match records with, computed by rapidfuzz's scorers.
 
 Indel, OSA (optimal string alignment), Damerau-Levenshtein, LCSseq, the
-normalized Levenshtein and Indel distances, and Jaro and Jaro-Winkler as
-distances (one minus the similarity): each a :class:`Metric` whose batched
+normalized Levenshtein and Indel distances, Jaro and Jaro-Winkler as
+distances (one minus the similarity), and ``token_set`` (one minus
+``fuzz.token_set_ratio / 100``): each a :class:`Metric` whose batched
 ``pairwise`` is ``rapidfuzz.process.cdist`` with the scorer, and whose
 ``oracle`` is a plain dynamic program written here (the tests compare both).
+
+``token_set`` keeps rapidfuzz's semantics so that a user's thresholds carry
+over: the distance is 0 when the words of one string are a subset of the
+other's ("john" and "john smith"), and 1 when either string has no word (an
+empty string is at distance 1 even from itself, as rapidfuzz scores 0). It
+is not a metric and has no lower bound (a shared word can make any two
+strings close), so ``exact=True`` refuses it; the q-gram filter serves it
+approximately, with the recall check measuring its recall.
 
 Lower bounds, all from the q-gram and length bound of Levenshtein:
 
@@ -30,7 +39,7 @@ Lower bounds, all from the q-gram and length bound of Levenshtein:
 from functools import partial
 
 import numpy as np
-from rapidfuzz import process
+from rapidfuzz import fuzz, process
 from rapidfuzz.distance import (
     OSA,
     DamerauLevenshtein,
@@ -57,6 +66,45 @@ SCORERS = {
     "jaro": (Jaro.normalized_distance, np.float64),
     "jaro_winkler": (JaroWinkler.normalized_distance, np.float64),
 }
+# name: rapidfuzz similarity scorer in [0, 100]; the distance is 1 - score / 100.
+PERCENT_SCORERS = {"token_set": fuzz.token_set_ratio}
+# Normalized cut-offs are widened by this much so that no pair at exactly the
+# cut-off is lost to rounding (1 - (1 - d) need not be d in floating point).
+_CUTOFF_SLACK = 1e-6
+
+
+def percent_pairwise(X, Y, score_cutoff=None, *, scorer):
+    """Distances 1 - score / 100 between every string of X and of Y."""
+    scores = process.cdist(
+        X,
+        Y,
+        scorer=PERCENT_SCORERS[scorer],
+        score_cutoff=_percent_cutoff(score_cutoff),
+        dtype=np.float64,
+        workers=1,
+    )
+    return 1.0 - scores / 100.0
+
+
+def percent_paired(X, Y, score_cutoff=None, workers=1, *, scorer):
+    """Distance 1 - score / 100 of ``X[i]`` to ``Y[i]`` for every i."""
+    scores = process.cpdist(
+        X,
+        Y,
+        scorer=PERCENT_SCORERS[scorer],
+        score_cutoff=_percent_cutoff(score_cutoff),
+        dtype=np.float64,
+        workers=workers,
+    )
+    return 1.0 - scores / 100.0
+
+
+def _percent_cutoff(score_cutoff):
+    """A pair beyond the distance cut-off scores 0 (distance 1), which the
+    callers mask; one within it keeps its score."""
+    if score_cutoff is None:
+        return None
+    return max(100.0 * (1.0 - min(float(score_cutoff), 1.0) - _CUTOFF_SLACK), 0.0)
 
 
 def scorer_pairwise(X, Y, score_cutoff=None, *, scorer):
@@ -74,11 +122,13 @@ def scorer_paired(X, Y, score_cutoff=None, workers=1, *, scorer):
 
 
 def _in_range(score_cutoff, dtype):
-    """rapidfuzz takes a normalized cut-off in [0, 1] only; the callers mask
-    the distances beyond the cut-off they asked for, so clipping loses nothing."""
+    """rapidfuzz takes a normalized cut-off in [0, 1] only, and compares it with
+    its similarity one minus the cut-off, where a pair exactly at the cut-off
+    can round beyond it: the cut-off is widened by a hair (the callers mask
+    what lies beyond the cut-off they asked for, so neither loses a pair)."""
     if score_cutoff is None or dtype is not np.float64:
         return score_cutoff
-    return min(max(float(score_cutoff), 0.0), 1.0)
+    return min(max(float(score_cutoff) + _CUTOFF_SLACK, 0.0), 1.0)
 
 
 # ------------------------------------------------------------------ oracles
@@ -167,9 +217,36 @@ def _jaro_winkler_similarity(x, y):
     return similarity
 
 
+def _percent(distance, length_sum):
+    return 100.0 - 100.0 * distance / length_sum if length_sum else 100.0
+
+
+def _token_set_distance(x, y):
+    """rapidfuzz's ``token_set_ratio`` as a distance, from its definition: the
+    best Indel ratio among the sorted shared words, each side's sorted words."""
+    words_x, words_y = set(x.split()), set(y.split())
+    if not words_x or not words_y:
+        return 1.0
+    shared = words_x & words_y
+    only_x, only_y = " ".join(sorted(words_x - shared)), " ".join(sorted(words_y - shared))
+    if shared and (not only_x or not only_y):
+        return 0.0
+    shared_length = len(" ".join(shared))
+    with_x = shared_length + bool(shared_length) + len(only_x)
+    with_y = shared_length + bool(shared_length) + len(only_y)
+    indel = len(only_x) + len(only_y) - 2 * _lcs(only_x, only_y)
+    scores = [_percent(indel, with_x + with_y)]
+    if shared_length:
+        scores.append(_percent(with_x - shared_length, shared_length + with_x))
+        scores.append(_percent(with_y - shared_length, shared_length + with_y))
+    return 1.0 - max(scores) / 100.0
+
+
 def scorer_oracle(x, y, *, scorer):
     """Plain Python dynamic programming of the named metric (the tests' reference)."""
     n, m = len(x), len(y)
+    if scorer == "token_set":
+        return _token_set_distance(x, y)
     if scorer in ("jaro", "jaro_winkler"):
         similarity = _jaro_similarity if scorer == "jaro" else _jaro_winkler_similarity
         return 1.0 - similarity(x, y)
@@ -186,19 +263,20 @@ def scorer_oracle(x, y, *, scorer):
 
 
 def _string_metric(name, *, lower_bound=None, near_lookup=None):
-    integer_valued = SCORERS[name][1] is np.int32
+    percent = name in PERCENT_SCORERS
+    integer_valued = not percent and SCORERS[name][1] is np.int32
     return Metric(
         name=name,
-        pairwise=partial(scorer_pairwise, scorer=name),
+        pairwise=partial(percent_pairwise if percent else scorer_pairwise, scorer=name),
         input_type="strings",
         integer_valued=integer_valued,
         supports_cutoff=True,
         oracle=partial(scorer_oracle, scorer=name),
-        paired=partial(scorer_paired, scorer=name),
+        paired=partial(percent_paired if percent else scorer_paired, scorer=name),
         lower_bound=lower_bound,
         near_lookup=near_lookup,
         # OSA breaks the triangle inequality (CA-AC-ABC: 1 + 1 < 3), and so do
-        # the normalized distances and Jaro(-Winkler).
+        # the normalized distances, Jaro(-Winkler) and token_set.
         is_metric=name in ("indel", "damerau_levenshtein", "lcsseq"),
         normalized=not integer_valued,
     )
@@ -217,4 +295,5 @@ STRING_METRICS = [
     _string_metric("normalized_indel", lower_bound=partial(NormalizedBound, normalizer="sum")),
     _string_metric("jaro", lower_bound=partial(LengthRatioBound, scale=1 / 3)),
     _string_metric("jaro_winkler", lower_bound=partial(LengthRatioBound, scale=0.2)),
+    _string_metric("token_set"),
 ]

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rapidfuzz import process
+from rapidfuzz import fuzz, process
 
 from sklearn_ed import FilterRefineNeighbors
 from sklearn_ed.distances import get_metric, pairwise_distances
-from sklearn_ed.distances._string_scorers import SCORERS
+from sklearn_ed.distances._string_scorers import PERCENT_SCORERS, SCORERS
 
-NAMES = sorted(SCORERS)
+NAMES = sorted([*SCORERS, *PERCENT_SCORERS])
 BOUNDED = [name for name in NAMES if get_metric(name).lower_bound is not None]
 # Unicode, empty strings, repeated characters, transpositions, swapped words.
 STRINGS = [
@@ -35,14 +35,25 @@ STRINGS = [
     "e\u0301",
     "john smith",
     "smith john",
+    "john",
+    " ",
+    "john  smith jr",
 ]
-text = st.text(alphabet=st.sampled_from("abcé日"), max_size=9)
+# Spaces make words for token_set (and are one more character for the others).
+text = st.text(alphabet=st.sampled_from("abcé日 "), max_size=9)
+
+
+def _rapidfuzz_cdist(name):
+    if name in PERCENT_SCORERS:
+        scores = process.cdist(STRINGS, STRINGS, scorer=PERCENT_SCORERS[name], dtype=np.float64)
+        return 1.0 - scores / 100.0
+    scorer, dtype = SCORERS[name]
+    return process.cdist(STRINGS, STRINGS, scorer=scorer, dtype=dtype)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_pairwise_is_rapidfuzz_cdist_bit_for_bit(name):
-    scorer, dtype = SCORERS[name]
-    expected = process.cdist(STRINGS, STRINGS, scorer=scorer, dtype=dtype)
+    expected = _rapidfuzz_cdist(name)
     got = pairwise_distances(STRINGS, STRINGS, metric=name)
     np.testing.assert_array_equal(got, expected)
     assert got.dtype == expected.dtype
@@ -103,6 +114,39 @@ def test_exact_search_gives_brute_force_with_few_candidates(name, names_base):
     expected = _brute_force(queries, names_base, 3, name)
     for got, want in zip(search.kneighbors(queries), expected):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_cutoff_keeps_every_distance_within_it(name):
+    """Entries within the cut-off are exact; the others only beyond it."""
+    exact = pairwise_distances(STRINGS, STRINGS, metric=name)
+    for cutoff in np.unique(exact)[:: max(len(np.unique(exact)) // 6, 1)]:
+        cut = get_metric(name).pairwise(STRINGS, STRINGS, score_cutoff=cutoff)
+        within = exact <= cutoff
+        np.testing.assert_array_equal(cut[within], exact[within])
+        assert (cut[~within] > cutoff).all()
+
+
+def test_pairs_exactly_at_the_radius_are_found():
+    """rapidfuzz's normalized cut-off drops some pairs exactly at it
+    (Jaro-Winkler of "john" and "john smith" is 0.12; at score_cutoff=0.12 it
+    returns 1.0): the radius search and the join still find them."""
+    from sklearn_ed import similarity_join
+
+    base = ["john", "john smith", "abcde", "abcdf"]
+    search = FilterRefineNeighbors(metric="jaro_winkler", n_candidates=1.0).fit(base)
+    assert 0 in search.radius_neighbors(["john smith"], radius=0.12)[1][0]
+    pairs = similarity_join(base, threshold=0.12, metric="jaro_winkler")
+    assert (0, 1) in set(zip(pairs[0].tolist(), pairs[1].tolist()))
+
+
+def test_token_set_keeps_rapidfuzz_semantics():
+    """A subset of the other's words is at 0; a string without words at 1,
+    even from itself (rapidfuzz scores it 0)."""
+    distances = pairwise_distances(["john", "john smith", "", "smith jon"], metric="token_set")
+    assert distances[0, 1] == 0.0 and distances[2, 2] == 1.0
+    assert distances[1, 3] == 1.0 - fuzz.token_set_ratio("john smith", "smith jon") / 100
+    assert not get_metric("token_set").is_metric and get_metric("token_set").lower_bound is None
 
 
 def test_capabilities_are_declared():

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from rapidfuzz import process
+from rapidfuzz import fuzz, process
 from rapidfuzz.distance import (
     OSA,
     DamerauLevenshtein,
@@ -25,6 +25,7 @@ SCORERS = {
     "normalized_levenshtein": Levenshtein.normalized_distance,
     "normalized_indel": Indel.normalized_distance,
     "jaro_winkler": JaroWinkler.normalized_distance,
+    "token_set": lambda a, b, **_: 1.0 - fuzz.token_set_ratio(a, b) / 100.0,
 }
 THRESHOLDS = {
     "levenshtein": [0, 1, 3],
@@ -35,7 +36,9 @@ THRESHOLDS = {
     "normalized_levenshtein": [0.1, 0.3],
     "normalized_indel": [0.15],
     "jaro_winkler": [0.1],
+    "token_set": [0.15],
 }
+WITHOUT_BOUND = ("jaro_winkler", "token_set")
 CASES = [(metric, t) for metric, ts in THRESHOLDS.items() for t in ts]
 
 
@@ -79,13 +82,24 @@ def test_join_equals_brute_force(sides, metric, threshold, self_join):
     left, right = sides
     right = None if self_join else right
     expected_rows, expected_columns, expected = brute_pairs(left, right, metric, threshold)
-    methods = ["brute", "auto"] + (["partition"] if metric != "jaro_winkler" else [])
+    methods = ["brute", "auto"] + (["partition"] if metric not in WITHOUT_BOUND else [])
     for method in methods:
         rows, columns, distances = similarity_join(
             left, right, threshold=threshold, metric=metric, method=method
         )
         assert rows.tolist() == expected_rows and columns.tolist() == expected_columns, method
         np.testing.assert_allclose(distances, expected)
+
+
+def test_token_set_join_matches_reordered_and_partial_names():
+    rng = np.random.default_rng(1)
+    first, last = ["anna", "john", "jon", "maria"], ["smith", "smyth", "jones", "de la cruz"]
+    names = [f"{rng.choice(first)} {rng.choice(last)}" for _ in range(60)]
+    names += ["smith john", "john", "", " ", "cruz maria"]
+    expected = brute_pairs(np.array(names, dtype=object), None, "token_set", 0.15)
+    rows, columns, distances = similarity_join(names, min_similarity=0.85, metric="token_set")
+    assert (rows.tolist(), columns.tolist()) == expected[:2] and len(rows) > 60
+    np.testing.assert_allclose(distances, expected[2])
 
 
 def test_min_similarity_is_one_minus_the_normalized_threshold(sides):
