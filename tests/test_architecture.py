@@ -54,6 +54,25 @@ def test_no_private_name_crosses_a_subpackage():
     assert private == []
 
 
+def test_all_dask_code_lives_in_sklearn_ed_dask():
+    outside = []
+    for path in PACKAGE.rglob("*.py"):
+        if "dask" in path.relative_to(PACKAGE).parts[:1]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            outside += [
+                f"{path.relative_to(PACKAGE)}: {name}"
+                for name in names
+                if name.split(".")[0] in ("dask", "distributed")
+            ]
+    assert outside == []
+
+
 def test_module_level_imports_have_no_cycle():
     found = graph.modules()
     edges = {

@@ -20,11 +20,12 @@ from sklearn.utils._param_validation import (
 )
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ..distances import get_metric, scatter_to_workers
+from ..distances import get_metric
 from ..neighbors import (
     FilterRefineNeighbors,
 )
 from ..utils import check_items
+from ._executor import scatter_to_workers
 from ._shards import (
     build_shard,
     held,

@@ -10,9 +10,9 @@ from sklearn.base import is_classifier, is_regressor
 from sklearn.utils._available_if import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ..distances import scatter_to_workers
 from ..neighbors import index_voters, tie_sharing_voters, vote_shares
 from ..utils import check_items
+from ._executor import scatter_to_workers
 from ._shards import tied_items
 
 # Queries sent to the shards at once for the tie round.
