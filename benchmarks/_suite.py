@@ -451,6 +451,13 @@ RUNS = [
         docs="benchmarks/index",
     ),
     Run(
+        "strings_10m",
+        "bench_strings_10m",
+        "--json '{results}/strings_10m.json'",
+        minutes=25,
+        docs="user_guide/scaling",
+    ),
+    Run(
         "recipes",
         "bench_recipes",
         "--json '{results}/recipes.json'",

@@ -17,15 +17,24 @@ variants sharing a hash could only add an item to verify, never lose one.
 
 import numpy as np
 
-from ..utils import to_code_points
+from ..utils import available_memory, to_code_points
 
 _BASE = np.uint64(0x100000001B3)
 _LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
 # Index entries allowed per item before the index is not worth its memory
 # (a string of length L has 1 + L + L(L-1)/2 variants of depth 2: 37 at
-# length 8, 211 at length 20), and in all (13 bytes each: ~870 MB).
+# length 8, 211 at length 20).
 _MAX_ENTRIES_PER_ITEM = 256
-_MAX_ENTRIES = 2**26
+# Bytes a build allocates per entry at its peak: the hashes, rows and
+# deletions of every variant (13), their argsort (8) and one sorted column
+# (measured with tracemalloc on words: 29, of which 13 stay).
+_BUILD_BYTES_PER_ENTRY = 29
+# Entries allowed in all: None sizes the budget from the memory available
+# when the index is built (a build taking at most _MEMORY_SHARE of it, and
+# never fewer than _MIN_BUDGET entries, ~870 MB kept); a number fixes it.
+_MAX_ENTRIES = None
+_MEMORY_SHARE = 1 / 3
+_MIN_BUDGET = 2**26
 # Variants hashed at once (bounds the temporary matrices).
 _HASH_BLOCK = 2**22
 
@@ -45,7 +54,9 @@ def deletion_index(strings, depth=2):
     """The :class:`DeletionIndex` of ``strings``, or ``None`` when it would not fit its budget.
 
     Short strings only: at most 256 variants per string on average (about
-    22 characters) and 2**26 in all (about 870 MB). Levenshtein's and Indel's
+    22 characters), and in all as many as a build taking a third of the
+    memory available allows (at least 2**26, about 870 MB kept; 29 bytes per
+    variant while building, 13 kept). Levenshtein's and Indel's
     ``near_lookup``.
 
     Parameters
@@ -57,10 +68,31 @@ def deletion_index(strings, depth=2):
     -------
     index : DeletionIndex or None
     """
-    entries = deletion_entries(list(map(len, strings)), depth)
-    if len(entries) and entries.mean() <= _MAX_ENTRIES_PER_ITEM and entries.sum() <= _MAX_ENTRIES:
+    if _within_budget(deletion_entries(list(map(len, strings)), depth)):
         return DeletionIndex(strings, depth)
     return None
+
+
+def deletion_index_bytes(lengths, depth=2):
+    """Bytes that building :func:`deletion_index` over strings of ``lengths``
+    allocates at its peak (0 when it would not be built)."""
+    entries = deletion_entries(lengths, depth)
+    return int(entries.sum()) * _BUILD_BYTES_PER_ENTRY if _within_budget(entries) else 0
+
+
+def _within_budget(entries):
+    if not len(entries):
+        return False
+    return entries.mean() <= _MAX_ENTRIES_PER_ITEM and entries.sum() <= _entries_budget()
+
+
+def _entries_budget():
+    if _MAX_ENTRIES is not None:
+        return _MAX_ENTRIES
+    available = available_memory()
+    if available is None:
+        return _MIN_BUDGET
+    return max(_MIN_BUDGET, int(available * _MEMORY_SHARE) // _BUILD_BYTES_PER_ENTRY)
 
 
 class DeletionIndex:
@@ -88,8 +120,12 @@ class DeletionIndex:
         self._longest = max(map(len, strings), default=0)
         hashes, items, deleted = _variants(strings, depth)
         order = np.argsort(hashes)
+        # Each column is replaced by its sorted copy in turn, so that the
+        # build holds at most one column twice (its peak bounds the budget).
         self._hashes = hashes[order]
-        self._items = items[order].astype(np.int32)
+        del hashes
+        self._items = items[order]
+        del items
         self._deleted = deleted[order]
 
     def within(self, queries, limits):
@@ -172,7 +208,7 @@ def _variants(strings, depth):
             parts.extend(_hash_deletions(symbols, chunk, depth))
     if not parts:
         empty = np.empty(0, dtype=np.uint64)
-        return empty, np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int8)
+        return empty, np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int8)
     hashes, rows, deleted = (np.concatenate(column) for column in zip(*parts))
     return hashes, rows, deleted
 
@@ -210,7 +246,7 @@ def _hash_deletions(symbols, rows, depth):
             mixed = _finalize(hashes + np.uint64(variant_length) * _LENGTH_MIX)
             yield (
                 mixed.ravel(),
-                np.repeat(rows, hashes.shape[1]),
+                np.repeat(rows.astype(np.int32), hashes.shape[1]),
                 np.full(mixed.size, deleted, dtype=np.int8),
             )
 

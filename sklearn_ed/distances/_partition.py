@@ -28,6 +28,9 @@ _LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
 _SEGMENT_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
 # Probe substrings hashed at once: bounds the extra memory of a call.
 PROBE_BLOCK = 2_000_000
+# Raw segment matches expanded at once (before duplicate removal): bounds the
+# memory a common segment can take.
+MATCH_BLOCK = 2**23
 # Strings whose prefix sums are held at once while indexing.
 STRING_BLOCK = 100_000
 # Segments cut beyond the bound's tau + 1, and as many left out of the index
@@ -124,14 +127,15 @@ class SegmentIndex:
         self.unique_keys, rank = np.unique(keys, return_inverse=True)
         self.entries = rank.astype(np.int64) * self.n_rows + rows
 
-    def matches(self, keys, below=None):
-        """``(positions into keys, indexed rows)`` of every equal key.
+    def match_ranges(self, keys, below=None):
+        """Where each key's indexed rows lie in ``entries``: ``(low, counts)`` per key.
 
         With ``below`` (one row per key), only indexed rows under it: a
         self-join then meets each pair once, from its larger row.
         """
+        low, counts = np.zeros(len(keys), np.int64), np.zeros(len(keys), np.int64)
         if not len(self.unique_keys):
-            return np.empty(0, np.int64), np.empty(0, np.int64)
+            return low, counts
         # Sorted needles: each binary search starts where the last one ended.
         order = np.argsort(keys)
         rank = np.searchsorted(self.unique_keys, keys[order])
@@ -139,10 +143,14 @@ class SegmentIndex:
         present = self.unique_keys[rank] == keys[order]
         order, rank = order[present], rank[present]
         first = rank * self.n_rows
-        low = np.searchsorted(self.entries, first)
+        low[order] = np.searchsorted(self.entries, first)
         limit = first + (self.n_rows if below is None else below[order])
-        counts = np.searchsorted(self.entries, limit) - low
-        positions = np.repeat(order, counts)
+        counts[order] = np.searchsorted(self.entries, limit) - low[order]
+        return low, counts
+
+    def rows_in(self, low, counts):
+        """``(position of the range, indexed row)`` of every entry of the ranges."""
+        positions = np.repeat(np.arange(len(low)), counts)
         starts = np.repeat(low - np.cumsum(counts) + counts, counts)
         return positions, self.entries[starts + np.arange(len(positions))] % self.n_rows
 
@@ -230,14 +238,29 @@ def _probe(index, probe_strings, rows, plans, self_join):
         part = rows[begin : begin + block]
         hashes = _Hashes([probe_strings[i] for i in part])
         local = np.arange(len(part))[:, None]
-        found = []
+        keys, key_rows = [], []
         for index_length, plan in plans:
             substring = hashes.of(local, plan[:, 1][None, :], plan[:, 2][None, :])
-            keys = _key(substring, index_length, 0)
             with np.errstate(over="ignore"):
-                keys = keys + plan[:, 0].astype(np.uint64)[None, :]
-            below = np.repeat(part, len(plan)) if self_join else None
-            positions, matched = index.matches(keys.ravel(), below)
-            found.append(part[positions // len(plan)] * index.n_rows + matched)
-        pairs = np.unique(np.concatenate(found))
-        yield pairs // index.n_rows, pairs % index.n_rows
+                plan_keys = _key(substring, index_length, 0) + plan[:, 0].astype(np.uint64)
+            keys.append(plan_keys.ravel())
+            key_rows.append(np.repeat(np.arange(len(part)), len(plan)))
+        keys, key_rows = np.concatenate(keys), np.concatenate(key_rows)
+        low, counts = index.match_ranges(keys, part[key_rows] if self_join else None)
+        # Probe rows in groups whose raw matches fit MATCH_BLOCK: a common
+        # segment cannot make one block (and its duplicate removal) unbounded.
+        per_row = np.bincount(key_rows, weights=counts, minlength=len(part))
+        for group in _row_groups(per_row, MATCH_BLOCK):
+            chosen = np.flatnonzero((key_rows >= group.start) & (key_rows < group.stop))
+            positions, matched = index.rows_in(low[chosen], counts[chosen])
+            pairs = np.unique(part[key_rows[chosen][positions]] * index.n_rows + matched)
+            yield pairs // index.n_rows, pairs % index.n_rows
+
+
+def _row_groups(per_row, budget):
+    """Consecutive ranges of rows, each with at most ``budget`` counts plus its
+    last row's (a row over the budget is a range of its own)."""
+    before = np.cumsum(per_row) - per_row
+    window = (before // budget).astype(np.int64)
+    edges = np.concatenate([[0], np.flatnonzero(np.diff(window)) + 1, [len(per_row)]])
+    return [range(start, stop) for start, stop in zip(edges[:-1], edges[1:])]

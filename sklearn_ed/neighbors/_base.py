@@ -37,6 +37,7 @@ from ._batching import concat_items, short_strings
 from ._exact import check_lower_bound
 from ._join import JoinMixin
 from ._kneighbors import KNeighborsMixin
+from ._memory import check_fit_memory
 from ._recall_check import check_recall, low_recall_advice, sample_size
 from ._saved_state import SavedStateMixin
 from ._search import FittedSearch
@@ -112,7 +113,22 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
         self.n_samples_fit_ = len(X)
         embedder = self._make_embedder(X)
         self._log(f"embedder: {type(embedder).__name__}; filter index: {self.filter_algorithm}")
-        self.search_ = FittedSearch(
+        with_near = self.exact or self._near_pays(X)
+        near_depth = None if self.exact else 1
+        # The deletion lookup's depth is the metric's own (2) unless given.
+        lookup_depth = (near_depth or 2) if with_near and self._metric_spec.near_lookup else None
+        check_fit_memory(self._build_search, X, embedder, lookup_depth, self)
+        self.search_ = self._build_search(
+            X, embedder, with_near=with_near, near_depth=near_depth, show_progress=True
+        )
+        self.embedder_ = embedder
+        self.embedding_metric_ = embedding_spec(self.embedder_).metric
+        self._fit_n_candidates()
+        return self
+
+    def _build_search(self, X, embedder, *, with_near=False, near_depth=None, show_progress=False):
+        """Fit ``embedder`` on ``X`` and build the :class:`FittedSearch` of ``X``."""
+        search = FittedSearch(
             self._metric_spec,
             embedder,
             {
@@ -122,8 +138,8 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
                 "n_jobs": self.n_jobs,
             },
             with_bound=self._needs_bound(X),
-            with_near=self.exact or self._near_pays(X),
-            near_depth=None if self.exact else 1,
+            with_near=with_near,
+            near_depth=near_depth,
             n_jobs=self.n_jobs,
             processor=self.processor,
         )
@@ -134,15 +150,12 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
             # the base fits the embedder and embeds it (fit, then transform,
             # would read the text twice). A FrozenEstimator has no
             # fit_transform: it is only transformed.
-            self.search_.add(X, embedding=embedder.fit_transform(X))
-        else:
-            embedder.fit(X, None)
-            with self._progress(len(X), "embed and index") as progress:
-                self.search_.add(X, progress=progress)
-        self.embedder_ = embedder
-        self.embedding_metric_ = embedding_spec(self.embedder_).metric
-        self._fit_n_candidates()
-        return self
+            return search.add(X, embedding=embedder.fit_transform(X))
+        embedder.fit(X, None)
+        if not show_progress:
+            return search.add(X)
+        with self._progress(len(X), "embed and index") as progress:
+            return search.add(X, progress=progress)
 
     @property
     def index_(self):

@@ -1,6 +1,5 @@
 """Similarity joins: every pair of two lists (or of one) within a threshold, exactly."""
 
-import os
 from numbers import Real
 
 import numpy as np
@@ -13,7 +12,7 @@ from ..distances import (
     levenshtein_bound,
     pairwise_distances_within,
 )
-from ..utils import apply_processor, check_items
+from ..utils import apply_processor, available_memory, check_items
 from ._state_lock import reads_fitted_state
 
 JOIN_METHODS = ("auto", "partition", "brute")
@@ -229,7 +228,7 @@ def concatenated_pairs(blocks):
 
 def _check_output_size(left, right, spec, limit):
     """Refuse a join whose pairs, estimated on a sample, would not fit in memory."""
-    available = _available_memory()
+    available = available_memory()
     n_left, n_right = len(left), len(left if right is None else right)
     if available is None or n_left * n_right * _PAIR_BYTES <= available / 2:
         return
@@ -251,13 +250,6 @@ def _check_output_size(left, right, spec, limit):
             f"a sample), more than half the {available / 2**30:.1f} GiB of free memory. "
             "Lower the threshold, or stream the pairs with iter_similarity_join."
         )
-
-
-def _available_memory():
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 class JoinMixin:

@@ -37,6 +37,9 @@ _CALIBRATION_NEIGHBORS = 10
 # Pairs within a radius needed before their largest embedding distance is
 # trusted as its threshold (about the 99.7th percentile).
 _MIN_CALIBRATION_PAIRS = 300
+# Embedding entries of the pairs compared at once (bounds the rows gathered:
+# 2,000 pairs of 1 kbp reads' q-gram profiles, 100,000 of words').
+_PAIR_BLOCK_ENTRIES = 2**21
 # Rows of the calibration table at most (real-valued distances are subsampled).
 _MAX_RADII = 256
 # Share of the pseudo-queries that must know all their pairs within a radius
@@ -255,6 +258,32 @@ def _verified_within_bound(search, items, queries, limits):
     return rows, columns, distances
 
 
+def _pair_embedding_distances(search, query_embedding, rows, columns):
+    """Embedding distance of each pair: each item embedded once (far pairs of
+    genome reads are most of the sample times the base), pairs in blocks."""
+    items, position = np.unique(columns, return_inverse=True)
+    item_embedding = search.embed(take_items(search.items, items))
+    metric = embedding_spec(search.embedder).metric
+    block = max(int(_PAIR_BLOCK_ENTRIES // _row_width(item_embedding)), 1)
+    return np.concatenate(
+        [
+            paired_embedding_distances(
+                query_embedding[rows[start : start + block]],
+                item_embedding[position[start : start + block]],
+                metric,
+            )
+            for start in range(0, len(rows), block)
+        ]
+    )
+
+
+def _row_width(embedding):
+    """Stored entries per row: the nonzeros of sparse rows, the columns of dense ones."""
+    if hasattr(embedding, "nnz"):
+        return max(embedding.nnz / max(embedding.shape[0], 1), 1.0)
+    return max(embedding.shape[1], 1) if embedding.ndim == 2 else 1
+
+
 def _kth_smallest(pairs, n_queries, k):
     """Each query's k-th smallest distance among its pairs (``inf`` with fewer).
 
@@ -289,11 +318,7 @@ def _radius_calibration(search, query_embedding, pairs, limits):
     rows, columns, distances = pairs
     if rows.size == 0:
         return np.zeros((0, 2))
-    embedded = paired_embedding_distances(
-        query_embedding[rows],
-        search.embed(take_items(search.items, columns)),
-        embedding_spec(search.embedder).metric,
-    )
+    embedded = _pair_embedding_distances(search, query_embedding, rows, columns)
     supported = np.quantile(limits, 1 - _SUPPORTING_SHARE)
     radii = np.unique(distances)
     radii = radii[radii <= supported] if (radii <= supported).any() else radii[:1]

@@ -7,6 +7,7 @@ are the developer interface between subpackages, not part of the user API
 they may change between releases.
 """
 
+from ._memory import available_memory
 from ._optional import NEURAL_EXTRA, require_neural
 from ._persistence import load, save
 from ._processors import PROCESSORS, apply_processor

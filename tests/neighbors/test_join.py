@@ -152,6 +152,29 @@ def test_blocks_bound_the_memory_of_a_call(sides, monkeypatch):
             np.testing.assert_array_equal(a, b)
 
 
+def test_a_common_segment_is_expanded_in_bounded_groups(monkeypatch):
+    """Every record shares "smith": its raw matches are expanded a group of
+    probe rows at a time, and the pairs are those of brute force."""
+    from sklearn_ed.distances import _partition
+
+    rng = np.random.default_rng(3)
+    records = ["smith " + "".join(rng.choice(list("abcd"), 6)) for _ in range(150)]
+    expected = brute_pairs(np.array(records, dtype=object), None, "levenshtein", 2)
+    expanded = []
+    rows_in = _partition.SegmentIndex.rows_in
+
+    def recording(self, low, counts):
+        expanded.append(int(counts.sum()))
+        return rows_in(self, low, counts)
+
+    monkeypatch.setattr(_partition.SegmentIndex, "rows_in", recording)
+    monkeypatch.setattr(_partition, "MATCH_BLOCK", 400)
+    rows, columns, _ = similarity_join(records, threshold=2, method="partition")
+    assert (rows.tolist(), columns.tolist()) == expected[:2]
+    largest_row = 150 * 5  # at most every indexed row, for each of a probe's windows
+    assert len(expanded) > 10 and max(expanded) <= 400 + largest_row < sum(expanded) / 5
+
+
 def test_estimator_join_matches_new_records_against_the_fitted_base(sides):
     left, right = sides
     register = FilterRefineNeighbors(processor="lower", random_state=0).fit(right)
@@ -193,6 +216,6 @@ def test_join_of_an_estimator_on_vectors_is_refused():
 
 
 def test_an_output_larger_than_memory_is_refused_before_it_starts(monkeypatch):
-    monkeypatch.setattr(public_join, "_available_memory", lambda: 10_000)
+    monkeypatch.setattr(public_join, "available_memory", lambda: 10_000)
     with pytest.raises(MemoryError, match="iter_similarity_join"):
         similarity_join(["aaaa", "aaab", "aabb"] * 100, threshold=2)

@@ -1,0 +1,108 @@
+"""Whether a fit fits in memory, estimated before the base is embedded.
+
+A fit that cannot finish should say so at once, not after minutes of work
+and a swap storm or the kernel's out-of-memory kill. For the embedders whose
+memory grows with the base's text (the q-gram profiles and the CGK codes,
+which ``embedder="auto"`` picks), the search is built on two random samples
+of the base (m and 2m items, after an unmeasured first build that pays the
+one-time costs) with ``tracemalloc`` on; the growth of the peak and of what
+the search keeps, scaled to the base, is what the embedding, the index and
+the lower bound will take (fixed costs cancel out). The deletion lookup of
+short strings is added from its entry count, since whether it is built
+depends on the whole base. The recall check is not counted: its sample is
+bounded. Memory allocated outside Python's allocator (faiss) is not traced.
+"""
+
+import tracemalloc
+
+import numpy as np
+from sklearn.base import clone
+
+from ..distances import deletion_index_bytes
+from ..embedding import CGKEmbedder, QGramEmbedder
+from ..utils import available_memory, take_items
+
+# Bases smaller than this (in items, or in characters) are not checked: the
+# two sample builds would cost a noticeable share of their fit.
+CHECK_FROM_ITEMS = 500_000
+CHECK_FROM_CHARACTERS = 100_000_000
+# Characters of the smaller sample (within the item counts below).
+_SAMPLE_CHARACTERS = 1_000_000
+_SAMPLE_ITEMS = (500, 4_000)
+
+
+def check_fit_memory(build, X, embedder, near_depth, estimator):
+    """Raise MemoryError when fitting ``X`` would need more memory than is available.
+
+    ``build(sample, embedder)`` builds the fitted search of a sample (without
+    the near lookup); ``near_depth`` is the near lookup's depth (None: none).
+    """
+    if not isinstance(embedder, (QGramEmbedder, CGKEmbedder)):
+        return
+    lengths = _lengths(X)
+    if len(X) < CHECK_FROM_ITEMS and lengths.sum() < CHECK_FROM_CHARACTERS:
+        return
+    available = available_memory()
+    if available is None:
+        return
+    needed = fit_memory_estimate(build, X, embedder, near_depth, lengths)
+    if needed > available:
+        raise MemoryError(
+            f"Fitting {type(estimator).__name__} on {len(X):,} items would need about "
+            f"{needed / 2**30:.1f} GiB ({type(embedder).__name__} profiles, the index"
+            + (" and the deletion lookup" if near_depth else "")
+            + f"; estimated from samples of the base), more than the "
+            f"{available / 2**30:.1f} GiB available. Shard the base across machines with "
+            "sklearn_ed.dask.ShardedNeighbors(estimator=...), or fit on fewer items."
+        )
+
+
+def fit_memory_estimate(build, X, embedder, near_depth=None, lengths=None):
+    """Bytes a fit of ``X`` allocates at its peak, estimated from two sample builds.
+
+    Returns
+    -------
+    n_bytes : int
+    """
+    lengths = _lengths(X) if lengths is None else lengths
+    mean_length = max(float(lengths.mean()), 1.0)
+    low, high = _SAMPLE_ITEMS
+    size = int(np.clip(_SAMPLE_CHARACTERS / mean_length, low, high))
+    size = min(size, len(X) // 3)
+    order = np.random.default_rng(0).permutation(len(X))[: 3 * size]
+    # The first build pays one-time costs (caches, compiled kernels): unmeasured.
+    _traced(lambda: build(take_items(X, order[:size]), clone(embedder)))
+    (peak_small, kept_small), (peak_large, kept_large) = (
+        _traced(lambda rows=rows: build(take_items(X, rows), clone(embedder)))
+        for rows in (order[size : 2 * size], order[: 3 * size])
+    )
+    scale = len(X) / (2 * size)
+    peak = max(peak_large - peak_small, 0) * scale
+    kept = max(kept_large - kept_small, 0) * scale
+    # The lookup is built after the embedding's temporaries are gone, beside
+    # what the search keeps.
+    near = deletion_index_bytes(lengths, near_depth) if near_depth else 0
+    return int(max(peak, kept + near))
+
+
+def _lengths(X):
+    if len(X) == 0 or not isinstance(X[0], str):
+        return np.zeros(len(X), dtype=np.int64)
+    return np.fromiter(map(len, X), dtype=np.int64, count=len(X))
+
+
+def _traced(build):
+    """Peak bytes traced while ``build`` runs, and the bytes its result keeps."""
+    already = tracemalloc.is_tracing()
+    if not already:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    start, _ = tracemalloc.get_traced_memory()
+    try:
+        result = build()
+        kept, peak = tracemalloc.get_traced_memory()
+        del result
+    finally:
+        if not already:
+            tracemalloc.stop()
+    return peak - start, kept - start
