@@ -454,7 +454,7 @@ RUNS = [
         "strings_10m",
         "bench_strings_10m",
         "--json '{results}/strings_10m.json'",
-        minutes=25,
+        minutes=4,
         docs="user_guide/scaling",
     ),
     Run(

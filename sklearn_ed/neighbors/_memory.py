@@ -4,7 +4,7 @@ A fit that cannot finish should say so at once, not after minutes of work
 and a swap storm or the kernel's out-of-memory kill. For the embedders whose
 memory grows with the base's text (the q-gram profiles and the CGK codes,
 which ``embedder="auto"`` picks), the search is built on two random samples
-of the base (m and 2m items, after an unmeasured first build that pays the
+of the base (m and 3m items, after an unmeasured first build that pays the
 one-time costs) with ``tracemalloc`` on; the growth of the peak and of what
 the search keeps, scaled to the base, is what the embedding, the index and
 the lower bound will take (fixed costs cancel out). The deletion lookup of
@@ -49,7 +49,7 @@ def check_fit_memory(build, X, embedder, near_depth, estimator):
     if needed > available:
         raise MemoryError(
             f"Fitting {type(estimator).__name__} on {len(X):,} items would need about "
-            f"{needed / 2**30:.1f} GiB ({type(embedder).__name__} profiles, the index"
+            f"{needed / 2**30:.1f} GiB ({type(embedder).__name__} embeddings, the index"
             + (" and the deletion lookup" if near_depth else "")
             + f"; estimated from samples of the base), more than the "
             f"{available / 2**30:.1f} GiB available. Shard the base across machines with "
