@@ -13,9 +13,10 @@ from ..distances import (
     pairwise_distances_within,
 )
 from ..utils import apply_processor, available_memory, check_items
+from ._filter_join import check_pair_recall, filter_join
 from ._state_lock import reads_fitted_state
 
-JOIN_METHODS = ("auto", "partition", "brute")
+JOIN_METHODS = ("auto", "partition", "brute", "filter")
 # Bytes of one output pair: two int64 rows and a float64 distance.
 _PAIR_BYTES = 24
 _SAMPLE_LEFT, _SAMPLE_RIGHT = 300, 3000
@@ -98,6 +99,8 @@ def _join(left, right, spec, limit, method, n_jobs):
     """The blocks of pairs of two prepared sides, by the method asked for."""
     if method not in JOIN_METHODS:
         raise ValueError(f"method must be one of {JOIN_METHODS}, got {method!r}.")
+    if method == "filter":
+        return [_filter_join_of_sides(left, right, spec, limit, n_jobs)]
     if method == "auto":
         method = choose_join_method(left, right, spec, limit)
     elif method == "partition" and levenshtein_bound(spec, limit) is None:
@@ -106,6 +109,18 @@ def _join(left, right, spec, limit, method, n_jobs):
             f"distance; {spec.name!r} has none. Use method='brute' or 'auto'."
         )
     return join_blocks(left, right, spec, limit, method=method, n_jobs=n_jobs)
+
+
+def _filter_join_of_sides(left, right, spec, limit, n_jobs):
+    """The approximate join: a search fitted on one side, queried with the other."""
+    # Imported here: the estimators' module imports this one (their join method).
+    from ._unsupervised import FilterRefineNeighbors
+
+    search = FilterRefineNeighbors(metric=spec, radius=limit, n_jobs=n_jobs, random_state=0)
+    search.fit(left if right is None else right)
+    pairs = filter_join(search, left, right is None, limit)
+    check_pair_recall(pairs, left, right, spec, limit, n_jobs)
+    return pairs
 
 
 def similarity_join(
@@ -120,9 +135,10 @@ def similarity_join(
     n_jobs=None,
     as_frame=False,
 ):
-    """Every pair of strings within a threshold: a self-join or two lists, exactly.
+    """Every pair of strings within a threshold: a self-join or two lists.
 
-    No pair within the threshold is missed and none beyond it is returned;
+    Exact unless ``method="filter"``: no pair within the threshold is missed
+    and none beyond it is returned;
     the N x M matrix of distances is never built. With
     ``method="partition"`` only pairs that share a segment of the partition
     filter (Li et al., "Pass-Join", PVLDB 2011) are compared, which is
@@ -150,10 +166,16 @@ def similarity_join(
     processor : {"lower", "default", "sort_tokens", "default_sort_tokens"}, callable or None
         Applied to every string of both sides first (as the estimators'
         ``processor``); ``"default_sort_tokens"`` makes word order free.
-    method : {"auto", "partition", "brute"}, default="auto"
+    method : {"auto", "partition", "brute", "filter"}, default="auto"
         ``"auto"`` takes the partition filter when the metric has a
         Levenshtein bound, the sides hold more than 2 million pairs and the
         median string is cut into segments of at least 3 characters.
+        ``"filter"`` is the approximate join, for thresholds no lossless
+        filter prunes: a :class:`~sklearn_ed.FilterRefineNeighbors` fitted
+        on one side, ``radius_neighbors`` of the other; every pair returned
+        is within the threshold, some may be missed, and a warning says
+        when the pair recall, estimated against brute force on 200 sampled
+        rows, is below 0.95.
     n_jobs : int, default=None
         Threads of the distance computations (``-1``: all cores).
     as_frame : bool, default=False
@@ -272,8 +294,9 @@ class JoinMixin:
         min_similarity : float, default=None
             Instead of ``threshold`` for a normalized metric: smallest
             ``1 - distance`` kept.
-        method : {"auto", "partition", "brute"}, default="auto"
-            As in :func:`~sklearn_ed.similarity_join`.
+        method : {"auto", "partition", "brute", "filter"}, default="auto"
+            As in :func:`~sklearn_ed.similarity_join`; ``"filter"`` uses
+            this fitted search as the filter (``FilterRefineNeighbors``).
         as_frame : bool, default=False
             Return a pandas DataFrame (``left``: row of ``X``, ``right``: fitted
             row, ``distance``).
@@ -302,5 +325,19 @@ class JoinMixin:
         limit = distance_threshold(spec, threshold, min_similarity)
         X = self._validate_X(X, reset=False)
         _check_output_size(X, self.search_.items, spec, limit)
-        blocks = list(_join(X, self.search_.items, spec, limit, method, self.n_jobs))
+        if method == "filter":
+            blocks = [self._filter_join(X, limit)]
+        else:
+            blocks = list(_join(X, self.search_.items, spec, limit, method, self.n_jobs))
         return _output(blocks, as_frame)
+
+    def _filter_join(self, X, limit):
+        """This fitted search as the filter of the approximate join."""
+        if not hasattr(self, "radius_neighbors"):
+            raise ValueError(
+                f"method='filter' joins through radius_neighbors, which "
+                f"{type(self).__name__} has not; use FilterRefineNeighbors, or another method."
+            )
+        pairs = filter_join(self, X, False, limit)
+        check_pair_recall(pairs, X, self.search_.items, self._metric_spec, limit, self.n_jobs)
+        return pairs

@@ -219,3 +219,64 @@ def test_an_output_larger_than_memory_is_refused_before_it_starts(monkeypatch):
     monkeypatch.setattr(public_join, "available_memory", lambda: 10_000)
     with pytest.raises(MemoryError, match="iter_similarity_join"):
         similarity_join(["aaaa", "aaab", "aabb"] * 100, threshold=2)
+
+
+@pytest.fixture(scope="module")
+def words():
+    from sklearn_ed.datasets import load_spell_benchmark
+
+    return np.array(load_spell_benchmark(n_base=3_000, n_query=10, n_train=10).base, dtype=object)
+
+
+@pytest.mark.parametrize(
+    "metric, threshold",
+    [("levenshtein", 1), ("jaro_winkler", 0.1), ("token_set", 0.2), ("normalized_indel", 0.2)],
+)
+def test_the_filter_join_returns_pairs_within_the_threshold_and_finds_them(
+    words, metric, threshold
+):
+    """Approximate: every pair returned is within the threshold at its exact
+    distance, each once; on words it finds at least 95 % of them (all of them
+    for Levenshtein), as a self-join and between two lists."""
+    for right in (None, words[::3]):
+        left = words if right is None else words[1::3]
+        rows, columns, distances = brute_pairs(left, right, metric, threshold)
+        expected = dict(zip(zip(rows, columns), distances))
+        found = similarity_join(left, right, threshold=threshold, metric=metric, method="filter")
+        pairs = list(zip(found[0].tolist(), found[1].tolist()))
+        assert len(set(pairs)) == len(pairs) and pairs == sorted(pairs)
+        if right is None:
+            assert all(a < b for a, b in pairs)
+        assert set(pairs) <= set(expected)
+        np.testing.assert_allclose(found[2], [expected[pair] for pair in pairs])
+        share = len(pairs) / len(expected)
+        assert share >= (1.0 if metric == "levenshtein" else 0.95), share
+
+
+def test_the_pair_recall_estimate_measures_what_was_missed(words):
+    """Drop every other true pair: the estimate says about half, and warns."""
+    from sklearn_ed.distances import get_metric
+    from sklearn_ed.neighbors._filter_join import check_pair_recall
+
+    rows, columns, distances = similarity_join(words, threshold=2, method="brute")
+    kept = np.arange(len(rows)) % 2 == 0
+    with pytest.warns(UserWarning, match=r"estimated 0\.\d+ \(\+/- 0\.\d+\) .* below 0\.95"):
+        recall, error = check_pair_recall(
+            (rows[kept], columns[kept], distances[kept]),
+            words, None, get_metric("levenshtein"), 2, None,
+        )  # fmt: skip
+    assert abs(recall - 0.5) <= 3 * error + 0.02 and 0 < error < 0.1
+
+
+def test_the_estimator_joins_through_its_own_filter(words):
+    register = FilterRefineNeighbors(random_state=0).fit(words[::2])
+    queries = words[1::2]
+    found = register.join(queries, threshold=1, method="filter")
+    expected = similarity_join(queries, words[::2], threshold=1)
+    for got, want in zip(found, expected):
+        np.testing.assert_array_equal(got, want)
+    from sklearn_ed import FilterRefineClassifier
+
+    classifier = FilterRefineClassifier().fit(words[:50], np.arange(50) % 2)
+    with pytest.raises(ValueError, match="method='filter' joins through radius_neighbors"):
+        classifier.join(queries[:5], threshold=1, method="filter")
