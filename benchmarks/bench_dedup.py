@@ -9,8 +9,10 @@ force; generated person records at growing size beside string_grouper.
    - brute force: rapidfuzz ``process.cdist`` with ``Indel.normalized_distance``
      on the word-sorted records (``token_sort_ratio``) and a score cut-off;
    - sklearn-ed ``similarity_join`` with the same metric and processor
-     (exact: the same pairs as brute force) and ``StringDeduplicator``
-     (pairs of records in one group, ``linkage="representative"``);
+     (exact: the same pairs as brute force), the same with
+     ``method="filter"`` (approximate: a fitted search's radius query, its
+     pair recall estimated at run time) and ``StringDeduplicator`` (pairs of
+     records in one group, ``linkage="representative"``);
    - string_grouper ``match_strings`` (tf-idf of character 3-grams, cosine);
    - recordlinkage: sorted-neighbourhood indexing on the surname (window 9),
      Jaro-Winkler comparison of names, street and suburb, exact date of
@@ -117,6 +119,12 @@ def febrl_rows(name, n_jobs):
         lambda: similarity_join(strings, min_similarity=chosen, **join)
     )
     rows.append(["sklearn-ed similarity_join", chosen, *scores(zip(left, right), truth), seconds])
+    (left, right, _), seconds = timed(
+        lambda: similarity_join(strings, min_similarity=chosen, method="filter", **join)
+    )
+    rows.append(
+        ["sklearn-ed similarity_join, filter", chosen, *scores(zip(left, right), truth), seconds]
+    )
 
     def grouped(s):
         labels = StringDeduplicator(min_similarity=s, **join).fit_predict(strings)
