@@ -1,4 +1,8 @@
-"""Similarity joins: every pair of two lists (or of one) within a threshold, exactly."""
+"""Similarity joins: every pair of two lists (or of one) within a threshold.
+
+Exactly (the partition filter or brute force, ``distances/_join.py``), or
+approximately through a fitted search (``method="filter"``, ``_filter_join``).
+"""
 
 from numbers import Real
 
@@ -279,7 +283,7 @@ class JoinMixin:
 
     @reads_fitted_state
     def join(self, X, threshold=None, *, min_similarity=None, method="auto", as_frame=False):
-        """Every pair of a new string and a fitted one within a threshold, exactly.
+        """Every pair of a new string and a fitted one within a threshold.
 
         The fitted base is matched against ``X`` under the estimator's
         ``metric`` and ``processor``: a register fitted once is matched with
