@@ -22,6 +22,8 @@ are left to the caller (``short`` in :func:`partition_candidates`).
 
 import numpy as np
 
+from ..utils import sorted_unique
+
 _BASE = np.uint64(0x100000001B3)  # odd: invertible modulo 2**64
 _BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 2**64))
 _LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -253,7 +255,7 @@ def _probe(index, probe_strings, rows, plans, self_join):
         for group in _row_groups(per_row, MATCH_BLOCK):
             chosen = np.flatnonzero((key_rows >= group.start) & (key_rows < group.stop))
             positions, matched = index.rows_in(low[chosen], counts[chosen])
-            pairs = np.unique(part[key_rows[chosen][positions]] * index.n_rows + matched)
+            pairs = sorted_unique(part[key_rows[chosen][positions]] * index.n_rows + matched)
             yield pairs // index.n_rows, pairs % index.n_rows
 
 

@@ -30,6 +30,7 @@ from ..utils import (
     Alphabet,
     apply_processor,
     check_items,
+    sorted_unique,
     to_code_points,
 )
 from ._auto import choose_embedder
@@ -301,7 +302,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
             return np.empty(0, dtype=np.uint32)
         known = alphabet.characters if isinstance(alphabet, Alphabet) else alphabet
         code_points, _ = to_code_points(X)
-        return np.setdiff1d(np.unique(code_points), known)
+        return np.setdiff1d(sorted_unique(code_points), known)
 
     def _refits_cheaply(self):
         return isinstance(self.embedder_, (QGramEmbedder, CGKEmbedder))

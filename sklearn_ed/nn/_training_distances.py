@@ -4,6 +4,7 @@ computed for the pairs training asks for and kept (torch-free)."""
 import numpy as np
 
 from ..distances import candidate_distances, symmetric_pairwise_distances
+from ..utils import sorted_unique
 
 
 class TrainingDistances:
@@ -76,7 +77,7 @@ class TrainingDistances:
         n = len(self.strings)
         low = np.minimum(rows[missing], cols[missing])
         high = np.maximum(rows[missing], cols[missing])
-        low, high = np.divmod(np.unique(low * n + high), n)
+        low, high = np.divmod(sorted_unique(low * n + high), n)
         values = candidate_distances(
             self.strings[low], self.strings, high[:, None], n_jobs=self.n_jobs, check_input=False
         )[:, 0]

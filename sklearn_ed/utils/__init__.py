@@ -32,4 +32,9 @@ from ._strings import (
     to_code_points,
 )
 from ._threads import default_backend, map_in_threads
-from ._validation import check_distance_matrices, check_numeric_objects, take_items
+from ._validation import (
+    check_distance_matrices,
+    check_numeric_objects,
+    sorted_unique,
+    take_items,
+)

@@ -70,3 +70,23 @@ def check_numeric_objects(X):
             raise ValueError(f"X[{index}] contains NaN or infinite values.")
         arrays.append(values)
     return objects, arrays
+
+
+def sorted_unique(values):
+    """The distinct values of a 1-D array, ascending: ``np.unique(values)``, faster.
+
+    NumPy 2's ``np.unique`` of plain values takes a hash-table path that is
+    about 50 times slower than sorting on arrays of many distinct 64-bit
+    integers (4.1 s against 0.07 s for 7 million, 5 million distinct: the
+    duplicate removal of the partition join and the training pairs).
+
+    Examples
+    --------
+    >>> from sklearn_ed.utils import sorted_unique
+    >>> sorted_unique([3, 1, 3, 2]).tolist()
+    [1, 2, 3]
+    """
+    ordered = np.sort(np.asarray(values).ravel())
+    first = np.ones(len(ordered), dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return ordered[first]
