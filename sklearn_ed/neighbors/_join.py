@@ -327,21 +327,24 @@ class JoinMixin:
                 f"{self.effective_metric_!r}, which compares {spec.input_type}."
             )
         limit = distance_threshold(spec, threshold, min_similarity)
-        X = self._validate_X(X, reset=False)
-        _check_output_size(X, self.search_.items, spec, limit)
+        processed = self._validate_X(X, reset=False)
+        _check_output_size(processed, self.search_.items, spec, limit)
         if method == "filter":
-            blocks = [self._filter_join(X, limit)]
+            blocks = [self._filter_join(X, processed, limit)]
         else:
-            blocks = list(_join(X, self.search_.items, spec, limit, method, self.n_jobs))
+            blocks = list(_join(processed, self.search_.items, spec, limit, method, self.n_jobs))
         return _output(blocks, as_frame)
 
-    def _filter_join(self, X, limit):
-        """This fitted search as the filter of the approximate join."""
+    def _filter_join(self, X, processed, limit):
+        """This fitted search as the filter of the approximate join (``radius_neighbors``
+        takes the strings as given: it applies the processor itself)."""
         if not hasattr(self, "radius_neighbors"):
             raise ValueError(
                 f"method='filter' joins through radius_neighbors, which "
                 f"{type(self).__name__} has not; use FilterRefineNeighbors, or another method."
             )
-        pairs = filter_join(self, X, False, limit)
-        check_pair_recall(pairs, X, self.search_.items, self._metric_spec, limit, self.n_jobs)
+        pairs = filter_join(self, check_items(X, "strings"), False, limit)
+        check_pair_recall(
+            pairs, processed, self.search_.items, self._metric_spec, limit, self.n_jobs
+        )
         return pairs

@@ -268,6 +268,10 @@ def test_the_pair_recall_estimate_measures_what_was_missed(words):
     assert abs(recall - 0.5) <= 3 * error + 0.02 and 0 < error < 0.1
 
 
+def _with_suffix(string):
+    return string + "-s"
+
+
 def test_the_estimator_joins_through_its_own_filter(words):
     register = FilterRefineNeighbors(random_state=0).fit(words[::2])
     queries = words[1::2]
@@ -277,6 +281,13 @@ def test_the_estimator_joins_through_its_own_filter(words):
         np.testing.assert_array_equal(got, want)
     from sklearn_ed import FilterRefineClassifier
 
+    # A processor applied twice would change the strings: the filter join
+    # applies it once, as the exact join does.
+    register = FilterRefineNeighbors(processor=_with_suffix, random_state=0).fit(words[::2])
+    for got, want in zip(
+        register.join(queries, threshold=1, method="filter"), register.join(queries, threshold=1)
+    ):
+        np.testing.assert_array_equal(got, want)
     classifier = FilterRefineClassifier().fit(words[:50], np.arange(50) % 2)
     with pytest.raises(ValueError, match="method='filter' joins through radius_neighbors"):
         classifier.join(queries[:5], threshold=1, method="filter")
