@@ -69,6 +69,8 @@ def fit_memory_estimate(build, X, embedder, near_depth=None, lengths=None):
     low, high = _SAMPLE_ITEMS
     size = int(np.clip(_SAMPLE_CHARACTERS / mean_length, low, high))
     size = min(size, len(X) // 3)
+    if size == 0:  # too few items to sample: nothing worth estimating
+        return 0
     order = np.random.default_rng(0).permutation(len(X))[: 3 * size]
     # The first build pays one-time costs (caches, compiled kernels): unmeasured.
     _traced(lambda: build(take_items(X, order[:size]), clone(embedder)))
