@@ -73,30 +73,32 @@ PERCENT_SCORERS = {"token_set": fuzz.token_set_ratio}
 _CUTOFF_SLACK = 1e-6
 
 
-def percent_pairwise(X, Y, score_cutoff=None, *, scorer):
-    """Distances 1 - score / 100 between every string of X and of Y."""
-    scores = process.cdist(
-        X,
-        Y,
-        scorer=PERCENT_SCORERS[scorer],
-        score_cutoff=_percent_cutoff(score_cutoff),
-        dtype=np.float64,
-        workers=1,
-    )
-    return 1.0 - scores / 100.0
+def scorer_pairwise(X, Y, score_cutoff=None, *, scorer):
+    """Distances between every string of X and of Y by the named rapidfuzz scorer."""
+    return _scored(process.cdist, X, Y, score_cutoff, scorer, workers=1)
 
 
-def percent_paired(X, Y, score_cutoff=None, workers=1, *, scorer):
-    """Distance 1 - score / 100 of ``X[i]`` to ``Y[i]`` for every i."""
-    scores = process.cpdist(
-        X,
-        Y,
-        scorer=PERCENT_SCORERS[scorer],
-        score_cutoff=_percent_cutoff(score_cutoff),
-        dtype=np.float64,
-        workers=workers,
-    )
-    return 1.0 - scores / 100.0
+def scorer_paired(X, Y, score_cutoff=None, workers=1, *, scorer):
+    """Distance of ``X[i]`` to ``Y[i]`` for every i, by the named rapidfuzz scorer."""
+    return _scored(process.cpdist, X, Y, score_cutoff, scorer, workers=workers)
+
+
+def _scored(batched, X, Y, score_cutoff, scorer, workers):
+    """``batched`` (cdist or cpdist) with the scorer's distance, its cut-off in
+    rapidfuzz's terms (a percent score's as a score: 1 - distance, out of 100)."""
+    if scorer in PERCENT_SCORERS:
+        scores = batched(
+            X,
+            Y,
+            scorer=PERCENT_SCORERS[scorer],
+            score_cutoff=_percent_cutoff(score_cutoff),
+            dtype=np.float64,
+            workers=workers,
+        )
+        return 1.0 - scores / 100.0
+    function, dtype = SCORERS[scorer]
+    cutoff = _in_range(score_cutoff, dtype)
+    return batched(X, Y, scorer=function, score_cutoff=cutoff, dtype=dtype, workers=workers)
 
 
 def _percent_cutoff(score_cutoff):
@@ -105,20 +107,6 @@ def _percent_cutoff(score_cutoff):
     if score_cutoff is None:
         return None
     return max(100.0 * (1.0 - min(float(score_cutoff), 1.0) - _CUTOFF_SLACK), 0.0)
-
-
-def scorer_pairwise(X, Y, score_cutoff=None, *, scorer):
-    """Distances between every string of X and of Y by the named rapidfuzz scorer."""
-    function, dtype = SCORERS[scorer]
-    cutoff = _in_range(score_cutoff, dtype)
-    return process.cdist(X, Y, scorer=function, score_cutoff=cutoff, dtype=dtype, workers=1)
-
-
-def scorer_paired(X, Y, score_cutoff=None, workers=1, *, scorer):
-    """Distance of ``X[i]`` to ``Y[i]`` for every i, by the named rapidfuzz scorer."""
-    function, dtype = SCORERS[scorer]
-    cutoff = _in_range(score_cutoff, dtype)
-    return process.cpdist(X, Y, scorer=function, score_cutoff=cutoff, dtype=dtype, workers=workers)
 
 
 def _in_range(score_cutoff, dtype):
@@ -263,16 +251,15 @@ def scorer_oracle(x, y, *, scorer):
 
 
 def _string_metric(name, *, lower_bound=None, near_lookup=None):
-    percent = name in PERCENT_SCORERS
-    integer_valued = not percent and SCORERS[name][1] is np.int32
+    integer_valued = name in SCORERS and SCORERS[name][1] is np.int32
     return Metric(
         name=name,
-        pairwise=partial(percent_pairwise if percent else scorer_pairwise, scorer=name),
+        pairwise=partial(scorer_pairwise, scorer=name),
         input_type="strings",
         integer_valued=integer_valued,
         supports_cutoff=True,
         oracle=partial(scorer_oracle, scorer=name),
-        paired=partial(percent_paired if percent else scorer_paired, scorer=name),
+        paired=partial(scorer_paired, scorer=name),
         lower_bound=lower_bound,
         near_lookup=near_lookup,
         # OSA breaks the triangle inequality (CA-AC-ABC: 1 + 1 < 3), and so do

@@ -194,3 +194,14 @@ def test_indel_exact_search_answers_near_queries_from_the_deletion_index(names_b
     for got, want in zip(search.kneighbors(queries), expected):
         np.testing.assert_array_equal(got, want)
     assert pruned_fraction(search, queries) > 0.5
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_metric_is_saved_and_loaded(name, names_base, tmp_path):
+    from sklearn_ed import load, save
+
+    search = FilterRefineNeighbors(metric=name, n_neighbors=3, n_candidates=1.0).fit(names_base)
+    save(search, tmp_path / "search")
+    queries = ["jon smith", "smith john"]
+    for got, want in zip(load(tmp_path / "search").kneighbors(queries), search.kneighbors(queries)):
+        np.testing.assert_array_equal(got, want)
