@@ -120,7 +120,17 @@ def _filter_join_of_sides(left, right, spec, limit, n_jobs):
     # Imported here: the estimators' module imports this one (their join method).
     from ._unsupervised import FilterRefineNeighbors
 
-    search = FilterRefineNeighbors(metric=spec, radius=limit, n_jobs=n_jobs, random_state=0)
+    # Radius queries use the radius calibration, not a candidate count: the
+    # k-nearest recall check would be work for nothing (n_candidates then only
+    # needs to be a count, not a share of the base that would verify all).
+    search = FilterRefineNeighbors(
+        metric=spec,
+        radius=limit,
+        check_recall=False,
+        n_candidates=5,
+        n_jobs=n_jobs,
+        random_state=0,
+    )
     search.fit(left if right is None else right)
     pairs = filter_join(search, left, right is None, limit)
     check_pair_recall(pairs, left, right, spec, limit, n_jobs)
