@@ -458,6 +458,13 @@ RUNS = [
         docs="user_guide/scaling",
     ),
     Run(
+        "reads_1m",
+        "bench_reads_1m",
+        "--json '{results}/reads_1m.json'",
+        minutes=25,
+        docs="user_guide/scaling",
+    ),
+    Run(
         "recipes",
         "bench_recipes",
         "--json '{results}/recipes.json'",

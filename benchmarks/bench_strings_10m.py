@@ -19,11 +19,7 @@ Each method runs in a process of its own, with 2 workers:
 Top-1 counts a judged query whose returned nearest distance equals the
 exact one.
 
-Then the limit of one machine: ``FilterRefineNeighbors(n_neighbors=10)``
-with every default on 1,000,000 simulated 1 kbp reads of the bundled genome
-(``make_genome_reads``): on this machine the fit's memory check should
-refuse it before the base is embedded; the message, the time it took and the
-worker's peak memory are printed (a fit that is not refused is timed).
+A million DNA reads with the defaults are ``bench_reads_1m``'s.
 
 Run: ``python -m benchmarks.bench_strings_10m --json benchmarks/results/strings_10m.json``
 """
@@ -171,25 +167,6 @@ def worker(spec):
     )
 
 
-def reads_worker(spec):
-    """The defaults on a million reads: refused (message, seconds) or fitted."""
-    from sklearn_ed import FilterRefineNeighbors
-    from sklearn_ed.datasets import load_genome, make_genome_reads
-
-    with PeakRSS() as memory:
-        reads = make_genome_reads(
-            spec["n_reads"], genome_length=len(load_genome()), random_state=0
-        ).data
-        start = time.perf_counter()
-        try:
-            FilterRefineNeighbors(n_neighbors=10, n_jobs=N_JOBS, random_state=0).fit(reads)
-            outcome = "fitted"
-        except MemoryError as error:
-            outcome = str(error)
-        seconds = time.perf_counter() - start
-    worker_reply({"outcome": outcome, "seconds": seconds, "peak_mib": memory.peak})
-
-
 def run(n_base):
     replies = {}
     for method in METHODS:
@@ -255,11 +232,10 @@ def main(argv=None):
     parser.add_argument("--n-base", type=int, default=10_000_000)
     parser.add_argument("--json", default=None)
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--n-reads", type=int, default=1_000_000)
     args = parser.parse_args(argv)
     if args.worker:
         spec = json.loads(args.worker)
-        return (reads_worker if "n_reads" in spec else worker)(spec)
+        return worker(spec)
     start = time.perf_counter()
     print_header(
         "Ten million short strings with the defaults",
@@ -274,15 +250,9 @@ def main(argv=None):
     )
     rows = run(args.n_base)
     report(rows)
-    progress(f"{args.n_reads:,} reads: the defaults")
-    reads = run_worker("benchmarks.bench_strings_10m", {"n_reads": args.n_reads}, N_JOBS)
-    print()
-    print(f"FilterRefineNeighbors(n_neighbors=10) on {args.n_reads:,} reads of 1 kbp:")
-    print(f"  after {reads['seconds']:.1f} s (worker's peak {reads['peak_mib'] / 1024:.2f} GiB):")
-    print(f"  {reads['outcome']}")
     if args.json:
         with open(args.json, "w") as file:
-            json.dump({"rows": rows, "reads": {"n_reads": args.n_reads, **reads}}, file, indent=1)
+            json.dump({"rows": rows}, file, indent=1)
     print_footer(start)
 
 

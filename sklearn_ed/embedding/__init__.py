@@ -24,7 +24,7 @@ from ._cluster_metric import ClusterMetricLearner
 from ._cnned import CNNEDEmbedder
 from ._fastmap import FastMapEmbedder
 from ._gru import GRUEmbedder
-from ._qgram import QGramEmbedder
+from ._qgram import QGramEmbedder, qgram_settings
 from ._triplet import TripletMinedEmbedder
 
 __all__ = [

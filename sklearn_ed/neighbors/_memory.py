@@ -5,9 +5,9 @@ and a swap storm or the kernel's out-of-memory kill. For the embedders whose
 memory grows with the base's text (the q-gram profiles and the CGK codes,
 which ``embedder="auto"`` picks), the search is built on two random samples
 of the base (m and 3m items, after an unmeasured first build that pays the
-one-time costs) with ``tracemalloc`` on; the growth of the peak and of what
-the search keeps, scaled to the base, is what the embedding, the index and
-the lower bound will take (fixed costs cancel out). The deletion lookup of
+one-time costs) with ``tracemalloc`` on; the peak and what the search keeps,
+extrapolated linearly from the two to the base, is what the embedding, the
+index and the lower bound will take. The deletion lookup of
 short strings is added from its entry count, since whether it is built
 depends on the whole base. The recall check is not counted: its sample is
 bounded. Memory allocated outside Python's allocator (faiss) is not traced.
@@ -19,15 +19,18 @@ import numpy as np
 from sklearn.base import clone
 
 from ..distances import deletion_index_bytes
-from ..embedding import CGKEmbedder, QGramEmbedder
-from ..utils import available_memory, take_items
+from ..embedding import CGKEmbedder, QGramEmbedder, qgram_settings
+from ..utils import Alphabet, available_memory, take_items
 
 # Bases smaller than this (in items, or in characters) are not checked: the
 # two sample builds would cost a noticeable share of their fit.
 CHECK_FROM_ITEMS = 500_000
 CHECK_FROM_CHARACTERS = 100_000_000
-# Characters of the smaller sample (within the item counts below).
-_SAMPLE_CHARACTERS = 1_000_000
+# Characters of the smaller sample (within the item counts below): at least
+# two of the q-gram embedder's batches (2**21 characters), so that both
+# samples' peaks hold the temporaries of the batches counted at once and
+# their difference is only what grows with the base.
+_SAMPLE_CHARACTERS = 4_200_000
 _SAMPLE_ITEMS = (500, 4_000)
 
 
@@ -72,19 +75,32 @@ def fit_memory_estimate(build, X, embedder, near_depth=None, lengths=None):
     if size == 0:  # too few items to sample: nothing worth estimating
         return 0
     order = np.random.default_rng(0).permutation(len(X))[: 3 * size]
+    embedder = _with_settings_of(embedder, X, take_items(X, order))
     # The first build pays one-time costs (caches, compiled kernels): unmeasured.
     _traced(lambda: build(take_items(X, order[:size]), clone(embedder)))
     (peak_small, kept_small), (peak_large, kept_large) = (
         _traced(lambda rows=rows: build(take_items(X, rows), clone(embedder)))
         for rows in (order[size : 2 * size], order[: 3 * size])
     )
-    scale = len(X) / (2 * size)
-    peak = max(peak_large - peak_small, 0) * scale
-    kept = max(kept_large - kept_small, 0) * scale
+    # Linear in the base from the larger sample: the growth per item, plus
+    # what does not grow (the temporaries of the batches embedded at once).
+    more = (len(X) - 3 * size) / (2 * size)
+    peak = peak_large + max(peak_large - peak_small, 0) * more
+    kept = kept_large + max(kept_large - kept_small, 0) * more
     # The lookup is built after the embedding's temporaries are gone, beside
     # what the search keeps.
     near = deletion_index_bytes(lengths, near_depth) if near_depth else 0
     return int(max(peak, kept + near))
+
+
+def _with_settings_of(embedder, X, sample):
+    """``embedder`` with the settings a fit on all of ``X`` picks (a sample
+    alone would pick a smaller q-gram length and keep every q-gram); the
+    alphabet is the sample's, which spares a pass over the base."""
+    if isinstance(embedder, QGramEmbedder):
+        n_letters = len(Alphabet.from_strings(sample).characters)
+        return clone(embedder).set_params(**qgram_settings(embedder, X, n_letters))
+    return embedder
 
 
 def _lengths(X):

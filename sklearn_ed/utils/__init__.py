@@ -18,6 +18,7 @@ from ._qgrams import (
     qgram_code_base,
     qgram_counts,
     qgram_profiles,
+    qgram_sample,
 )
 from ._segments import segments_absorbed
 from ._strings import (

@@ -105,6 +105,39 @@ def qgram_counts(symbols, offsets, q, base, start_marker=-1, end_marker=-1, n_ma
     return indptr, *_compact(codes, counts, windows, indptr)
 
 
+def qgram_sample(indptr, codes, counts, density):
+    """The rows of :func:`qgram_counts` restricted to a fixed sample of q-grams.
+
+    A q-gram is kept when a 64-bit mix of its code falls below ``density``
+    times ``2 ** 64`` (FracMinHash; Irber et al., 2022): the choice depends
+    on the q-gram alone, so two strings keep the same share of the q-grams
+    they have in common, and the count of shared kept q-grams estimates
+    ``density`` times the count of shared q-grams.
+
+    Returns
+    -------
+    indptr, codes, counts : ndarray
+        As :func:`qgram_counts` returns them, of the kept q-grams.
+    """
+    if density >= 1.0:
+        return indptr, codes, counts
+    keep = _mixed(codes) < np.uint64(min(int(density * 2.0**64), 2**64 - 1))
+    kept_before = np.zeros(len(codes) + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept_before[1:])
+    return kept_before[indptr], codes[keep], counts[keep]
+
+
+def _mixed(codes):
+    """The 64-bit finalizer of MurmurHash3: nearby codes get unrelated values."""
+    mixed = codes.astype(np.uint64, copy=True)
+    with np.errstate(over="ignore"):
+        for multiplier in (0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53):
+            mixed ^= mixed >> np.uint64(33)
+            mixed *= np.uint64(multiplier)
+        mixed ^= mixed >> np.uint64(33)
+    return mixed
+
+
 @njit(cache=True, nogil=True)
 def _compact(codes, counts, windows, indptr):
     """Row i's leading ``indptr[i + 1] - indptr[i]`` entries of its window slot, packed."""

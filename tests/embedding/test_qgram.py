@@ -123,3 +123,51 @@ def test_dense_indexes_refuse_sparse_embeddings(families):
     strings, _ = families
     with pytest.raises(ValueError, match="needs dense vectors"):
         FilterRefineNeighbors(QGramEmbedder(), filter_algorithm="hnsw").fit(strings)
+
+
+# ------------------------------------------------------- sampled profiles
+def test_sampled_profiles_keep_the_same_q_grams_in_every_string():
+    rng = np.random.default_rng(0)
+    strings = ["".join(rng.choice(list("ACGT"), 300)) for _ in range(40)]
+    full = QGramEmbedder(q=6, density=1.0).fit(strings)
+    sampled = QGramEmbedder(q=6, density=0.25).fit(strings)
+    kept = set(sampled.get_feature_names_out())
+    assert kept < set(full.get_feature_names_out())
+    assert len(kept) / full.n_features_out_ == pytest.approx(0.25, abs=0.03)
+    full_names, sampled_names = full.get_feature_names_out(), sampled.get_feature_names_out()
+    for string in strings[:5] + ["".join(rng.choice(list("ACGT"), 300))]:
+        in_full = {full_names[j] for j in full.transform([string]).indices}
+        in_sampled = {sampled_names[j] for j in sampled.transform([string]).indices}
+        assert in_sampled == in_full & kept
+
+
+def test_auto_density_samples_only_large_bases_of_long_strings():
+    from sklearn_ed.embedding import qgram_settings
+
+    # Lists of one repeated string: the rule reads only the lengths and counts.
+    million_reads = ["ACGT" * 250] * 1_000_000
+    assert qgram_settings(QGramEmbedder(), million_reads, 4) == {"q": 7, "density": 0.1}
+    fewer_reads = ["ACGT" * 250] * 50_000  # 50 million characters: every q-gram
+    assert qgram_settings(QGramEmbedder(), fewer_reads, 4) == {"q": 9, "density": 1.0}
+    names = ["anna karenina"] * 10_000_000  # 130 million characters, 14 per string
+    assert qgram_settings(QGramEmbedder(), names, 26)["density"] == 1.0
+    half = ["ACGT" * 250] * 200_000  # 200 million characters: half of them
+    assert qgram_settings(QGramEmbedder(q=8), half)["density"] == pytest.approx(0.5)
+    assert QGramEmbedder().fit(["kitten", "sitting"]).density_ == 1.0
+
+
+def test_sampled_profiles_find_the_neighbors_of_reads():
+    from sklearn_ed.datasets import make_genome_reads
+
+    reads = make_genome_reads(2_030, genome_length=40_000, random_state=0).data
+    base, queries = reads[:2_000], reads[2_000:]
+    exact = pairwise_distances(queries, base, n_jobs=2)
+    kth = np.sort(exact, axis=1)[:, 9]
+    search = FilterRefineNeighbors(
+        embedder=QGramEmbedder(density=0.1), n_neighbors=10, n_candidates=100, check_recall=False
+    ).fit(base)
+    assert search.embedder_.density_ == 0.1
+    found = search.kneighbors(queries)[0]
+    recall = np.mean(np.minimum((found <= kth[:, None]).sum(axis=1), 10) / 10)
+    # 100 candidates of 2,000: a random filter would find 5 % of the top-10.
+    assert recall >= 0.9, recall

@@ -88,3 +88,27 @@ def test_small_bases_and_unchecked_embedders_are_not_checked(words, monkeypatch)
 def test_an_unknown_amount_of_memory_skips_the_check(words, small_thresholds, monkeypatch):
     monkeypatch.setattr(memory, "available_memory", lambda: None)
     FilterRefineNeighbors(n_neighbors=1).fit(words[:3_000])
+
+
+def test_the_estimate_of_sampled_profiles_counts_the_batches_in_flight():
+    """With a sample of the q-grams kept, most of a build's peak is the
+    temporaries of the batches counted at once, which do not grow with the
+    base: the estimate extrapolates from the larger sample, not from zero."""
+    X = np.array(make_genome_reads(13_000, random_state=0).data, dtype=object)
+    search = FilterRefineNeighbors(n_neighbors=1, embedder=QGramEmbedder(density=0.1, n_jobs=2))
+    estimate, peak = _estimate_and_peak(search, X)
+    assert 0.75 * peak <= estimate <= 1.25 * peak, (estimate / 2**20, peak / 2**20)
+
+
+def test_samples_are_built_with_the_q_gram_settings_of_the_whole_base():
+    seen = []
+
+    def build(sample, embedder):
+        seen.append((len(sample), embedder.get_params()["q"], embedder.get_params()["density"]))
+        return list(sample)
+
+    X = ["ACGT" * 250] * 200_000  # 200 million characters: half the q-grams kept
+    memory.fit_memory_estimate(build, X, QGramEmbedder())
+    assert [q for _, q, _ in seen] == [9, 9, 9]  # 4 ** 9 >= 1000 * 0.5 ** 2 * sqrt(200,000)
+    assert [density for _, _, density in seen] == [0.5, 0.5, 0.5]
+    assert [size for size, _, _ in seen] == [4_000, 4_000, 12_000]
