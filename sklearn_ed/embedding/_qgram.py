@@ -52,6 +52,33 @@ def _batches(strings):
         start = stop
 
 
+def _groups(batches, size=8):
+    """The batches in groups of ``size``: counted together on the threads."""
+    for start in range(0, len(batches), size):
+        yield batches[start : start + size]
+
+
+def _stacked(parts, rank, n_columns):
+    """One CSR of the batches' ``(indptr, columns, values)`` parts, with column
+    ``c`` renamed ``rank[c]``; each part is released once copied."""
+    n_rows = sum(len(indptr) - 1 for indptr, _, _ in parts)
+    n_entries = sum(len(columns) for _, columns, _ in parts)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    indices = np.empty(n_entries, dtype=np.int32)
+    data = np.empty(n_entries, dtype=np.float32)
+    row = entry = 0
+    parts.reverse()
+    while parts:
+        part_indptr, columns, values = parts.pop()
+        stop = entry + len(columns)
+        indptr[row + 1 : row + len(part_indptr)] = part_indptr[1:] + entry
+        indices[entry:stop], data[entry:stop] = rank[columns], values
+        row, entry = row + len(part_indptr) - 1, stop
+    counts = sparse.csr_matrix((data, indices, indptr), shape=(n_rows, n_columns))
+    counts.sort_indices()  # renamed columns are out of order within a row
+    return counts
+
+
 def default_q(strings, n_letters=None, density=1.0):
     """Smallest q >= 2 with ``a ** q >= mean length * density ** 2 * sqrt(n)``
     (``a``: distinct characters).
@@ -287,22 +314,22 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
                 f"q={self.q_} is longer than every training string (the longest has "
                 f"{longest} characters with padding); choose a smaller q."
             )
-        rows = self._map_batches(self._codes, strings)
-        table = CodeTable()
-        for _, codes, _ in rows:
-            table.add(codes)
+        # Each group of batches is counted, numbered in order of first sight
+        # and reduced to CSR parts before the next: the codes of the whole base
+        # (12 bytes an entry) are never held at once.
+        table, parts = CodeTable(), []
+        for group in _groups(list(_batches(strings))):
+            for indptr, codes, counts in self._map(self._codes, [strings[rows] for rows in group]):
+                table.add(codes)
+                parts.append(drop_unseen(indptr, table.columns(codes), counts))
         first_seen = table.codes()
         order = np.argsort(first_seen)
         self.vocabulary_ = first_seen[order]
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        counts = sparse.vstack(
-            [
-                self._count_matrix(indptr, rank[table.columns(codes)], n)
-                for indptr, codes, n in rows
-            ],
-            format="csr",
-        )
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        counts = _stacked(parts, rank, len(order))
+        if self.weighting == "binary":
+            counts.data[:] = 1.0
         self.tfidf_ = TfidfTransformer(norm=None).fit(counts) if self.weighting == "tfidf" else None
         self.n_features_out_ = len(self.vocabulary_)
         return counts
@@ -380,7 +407,7 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
     def _profiles(self, counts):
         if self.tfidf_ is not None:
             counts = self.tfidf_.transform(counts)
-        return normalize(counts, copy=False).astype(np.float32).tocsr()
+        return normalize(counts, copy=False).astype(np.float32, copy=False).tocsr()
 
     def get_feature_names_out(self, input_features=None):
         """The q-grams, in column order (padding shown as the markers).

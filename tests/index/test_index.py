@@ -385,3 +385,17 @@ def test_sparse_index_grown_in_batches_answers_as_one_built_at_once(families):
         np.testing.assert_array_equal(got, want)
     restored = SparseCosineIndex().load_bytes(grown.to_bytes(), profiles.shape[1])
     np.testing.assert_array_equal(restored.search(queries, 7)[1], whole.search(queries, 7)[1])
+
+
+def test_sparse_index_keeps_normalized_rows_and_normalizes_others():
+    words = ["kitten", "sitting", "mitten", "smitten", ""]
+    profiles = QGramEmbedder(q=2).fit_transform(words)
+    index = SparseCosineIndex().add(profiles)
+    # Already unit rows (and the empty one) are not copied: at a million reads
+    # the copy would be most of the fit's peak.
+    assert np.shares_memory(index._index[0].rows.data, profiles.data)
+    counts = profiles.multiply(np.arange(1, 6, dtype=np.float32)[:, None]).tocsr()
+    rescaled = SparseCosineIndex().add(counts)
+    assert not np.shares_memory(rescaled._index[0].rows.data, counts.data)
+    for got, expected in zip(rescaled.search(counts, k=3), index.search(profiles, k=3)):
+        np.testing.assert_allclose(got, expected, atol=1e-6)
