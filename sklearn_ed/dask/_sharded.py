@@ -21,6 +21,7 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..distances import get_metric
+from ..embedding import QGramEmbedder, qgram_settings
 from ..neighbors import (
     FilterRefineNeighbors,
 )
@@ -71,8 +72,9 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
     :class:`~sklearn_ed.FilterRefineRegressor`: every option of the wrapped
     estimator (metric, embedder, candidates, exact search, and for the
     supervised ones weights and ties) applies to the sharded search. The
-    embedder is fitted once, on a seeded sample of the first partition, and
-    shared; each partition of the base becomes a shard (a
+    embedder is fitted once, on a seeded sample of the first partition (a
+    q-gram embedder with the ``q`` and ``density`` a fit on the largest
+    shard picks), and shared; each partition of the base becomes a shard (a
     ``FilterRefineNeighbors`` with the wrapped estimator's search
     parameters) kept in worker memory, queries fan out to every shard, and
     the shards' top-k merge into the global top-k, ties broken by index.
@@ -194,7 +196,7 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
         partitions, sizes = self._partitions(client, X, y)
         self.n_shards_ = len(partitions)
         self.n_samples_fit_ = int(sum(sizes))
-        self.embedder_ = self._fit_embedder(client, partitions[0], sizes[0])
+        self.embedder_ = self._fit_embedder(client, partitions[0], sizes[0], max(sizes))
         # A task, not scattered data: a shard rebuilt after its worker died
         # needs the embedder, and scattered data lost with its last holder
         # (Dask's memory manager keeps one) is gone for good.
@@ -272,9 +274,10 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
         self._chunks = chunks
         return client.scatter(chunks, hash=False), [len(chunk) for chunk in chunks]
 
-    def _fit_embedder(self, client, first_partition, first_size):
+    def _fit_embedder(self, client, first_partition, first_size, largest_shard):
         """Fit the embedder once, on a seeded sample of the first partition
-        (drawn on its worker: only the sample travels)."""
+        (drawn on its worker: only the sample travels), with the settings of
+        a fit on the largest shard."""
         seed = check_random_state(self._setting("random_state")).randint(np.iinfo(np.int32).max)
         sample = client.submit(
             sample_items, first_partition, min(first_size, EMBEDDER_SAMPLE_SIZE), seed
@@ -284,7 +287,7 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
             embedder=self._setting("embedder"),
             **{**self._shard_params(), "check_recall": False, "n_neighbors": 1, "n_candidates": 1},
         ).fit(sample)
-        return sample_search.embedder_
+        return _with_shard_settings(sample_search.embedder_, sample, largest_shard)
 
     def _wait_for_shards(self, client):
         from distributed import wait
@@ -481,3 +484,15 @@ def _delayed_partitions(X, n_shards):
         X = X.rechunk(max(1, int(np.ceil(X.shape[0] / n_shards))))
     parts = X.to_delayed()
     return list(np.ravel(parts)) if isinstance(parts, np.ndarray) else list(parts)
+
+
+def _with_shard_settings(embedder, sample, n_items):
+    """A q-gram embedder refitted on ``sample`` with the ``q`` and ``density`` a
+    fit on a shard of ``n_items`` picks: the sample alone keeps every q-gram,
+    and a shard of a million reads would then hold 16 GB of profiles."""
+    if not isinstance(embedder, QGramEmbedder) or n_items <= len(sample):
+        return embedder
+    settings = qgram_settings(embedder, sample, n_strings=n_items)
+    if settings == {"q": embedder.q_, "density": embedder.density_}:
+        return embedder
+    return clone(embedder).set_params(**settings).fit(sample)

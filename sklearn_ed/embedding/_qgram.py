@@ -79,7 +79,7 @@ def _stacked(parts, rank, n_columns):
     return counts
 
 
-def default_q(strings, n_letters=None, density=1.0):
+def default_q(strings, n_letters=None, density=1.0, n_strings=None):
     """Smallest q >= 2 with ``a ** q >= mean length * density ** 2 * sqrt(n)``
     (``a``: distinct characters).
 
@@ -92,46 +92,54 @@ def default_q(strings, n_letters=None, density=1.0):
     ranking: an edit changes q q-grams but shifting a read by one base only
     two, so a shorter q weighs errors against shifts more as edit distance
     does. For a million reads (density 0.1) q is 7, and the top-10 recall at
-    150 candidates 0.973 instead of 0.927 with q = 10.
+    150 candidates 0.973 instead of 0.927 with q = 10. ``n_strings``: the
+    size of the base ``strings`` are a sample of (default: their number).
     """
     lengths = np.fromiter(map(len, strings), dtype=np.float64, count=len(strings))
     if n_letters is None:
         n_letters = len(set().union(*map(set, strings)))
     n_letters = max(n_letters, 2)
     mean_length = max(float(lengths.mean()) if len(lengths) else 1.0, 1.0)
-    target = max(mean_length * density**2 * np.sqrt(max(len(strings), 1)), 1.0)
+    n_strings = len(strings) if n_strings is None else n_strings
+    target = max(mean_length * density**2 * np.sqrt(max(n_strings, 1)), 1.0)
     return max(2, int(np.ceil(np.log(target) / np.log(n_letters) - 1e-9)))
 
 
-def default_density(strings):
+def default_density(strings, n_strings=None):
     """Share of the q-grams ``density="auto"`` keeps: 1 unless the base has more
     than 100 million characters; then enough to keep 100 million profile
     entries, and at least 100 q-grams of a string of mean length.
 
     Only bases of long strings are sampled: 1.0 for ten million words and
-    names, 0.1 for a million DNA reads of length 1,000.
+    names, 0.1 for a million DNA reads of length 1,000. ``n_strings``: the
+    size of the base ``strings`` are a sample of (default: their number).
     """
     lengths = np.fromiter(map(len, strings), dtype=np.float64, count=len(strings))
-    total = max(float(lengths.sum()), 1.0)
-    mean_length = total / max(len(strings), 1)
+    mean_length = max(float(lengths.mean()) if len(lengths) else 1.0, 1.0)
+    total = mean_length * (len(strings) if n_strings is None else n_strings)
     return float(min(1.0, max(_FULL_PROFILE_ENTRIES / total, _KEPT_PER_STRING / mean_length)))
 
 
-def qgram_settings(embedder, strings, n_letters=None):
+def qgram_settings(embedder, strings, n_letters=None, n_strings=None):
     """The ``q`` and ``density`` a fit of ``embedder`` on ``strings`` picks
-    (``n_letters``: their distinct characters, if known).
+    (``n_letters``: their distinct characters, if known), or on a base of
+    ``n_strings`` of which ``strings`` are a sample.
 
-    A fit on a sample of a base picks its own (a smaller ``q``, no sampling);
-    the fit memory check builds its samples with the base's.
+    A fit on a sample of a base picks its own (a smaller ``q``, no sampling):
+    the fit memory check builds its samples with the base's settings, and a
+    sharded search fits the embedder it shares on a sample with the settings
+    of its largest shard.
     """
     if n_letters is None:
         n_letters = len(Alphabet.from_strings(strings).characters)
     longest = max(map(len, strings), default=0) + (2 if embedder.padding else 0)
+    density = (
+        default_density(strings, n_strings) if embedder.density == "auto" else embedder.density
+    )
     # The automatic q never exceeds the longest string: a base of one- or
     # two-character strings (or only empty ones) is valid input.
-    density = default_density(strings) if embedder.density == "auto" else embedder.density
     q = (
-        max(1, min(default_q(strings, n_letters, density), longest))
+        max(1, min(default_q(strings, n_letters, density, n_strings), longest))
         if embedder.q is None
         else embedder.q
     )
