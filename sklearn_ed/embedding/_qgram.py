@@ -91,9 +91,9 @@ def default_q(strings, n_letters=None, density=1.0, n_strings=None):
     query, shorter lists per q-gram); a shorter q spends that saving on
     ranking: an edit changes q q-grams but shifting a read by one base only
     two, so a shorter q weighs errors against shifts more as edit distance
-    does. For a million reads (density 0.1) q is 7, and the top-10 recall at
-    150 candidates 0.973 instead of 0.927 with q = 10. ``n_strings``: the
-    size of the base ``strings`` are a sample of (default: their number).
+    does. For a million reads (density 0.1) q is 7 rather than 10.
+    ``n_strings``: the size of the base ``strings`` are a sample of (default:
+    their number).
     """
     lengths = np.fromiter(map(len, strings), dtype=np.float64, count=len(strings))
     if n_letters is None:
