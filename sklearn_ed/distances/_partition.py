@@ -21,8 +21,9 @@ are left to the caller (``short`` in :func:`partition_candidates`).
 """
 
 import numpy as np
+from numba import njit
 
-from ..utils import sorted_unique
+from ..utils import CodeTable, sorted_unique
 
 _BASE = np.uint64(0x100000001B3)  # odd: invertible modulo 2**64
 _BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 2**64))
@@ -128,6 +129,12 @@ class SegmentIndex:
         keys, rows = keys[order], rows[order]
         self.unique_keys, rank = np.unique(keys, return_inverse=True)
         self.entries = rank.astype(np.int64) * self.n_rows + rows
+        # Probe keys are numbered by hashing (not sorted and searched among all
+        # keys); each number's rows start at ``starts[number]`` in ``entries``.
+        self._numbers = CodeTable.from_codes(self.unique_keys)
+        self._starts = np.searchsorted(
+            self.entries, np.arange(len(self.unique_keys) + 1, dtype=np.int64) * self.n_rows
+        )
 
     def match_ranges(self, keys, below=None):
         """Where each key's indexed rows lie in ``entries``: ``(low, counts)`` per key.
@@ -135,26 +142,51 @@ class SegmentIndex:
         With ``below`` (one row per key), only indexed rows under it: a
         self-join then meets each pair once, from its larger row.
         """
-        low, counts = np.zeros(len(keys), np.int64), np.zeros(len(keys), np.int64)
         if not len(self.unique_keys):
-            return low, counts
-        # Sorted needles: each binary search starts where the last one ended.
-        order = np.argsort(keys)
-        rank = np.searchsorted(self.unique_keys, keys[order])
-        rank = np.minimum(rank, len(self.unique_keys) - 1)
-        present = self.unique_keys[rank] == keys[order]
-        order, rank = order[present], rank[present]
-        first = rank * self.n_rows
-        low[order] = np.searchsorted(self.entries, first)
-        limit = first + (self.n_rows if below is None else below[order])
-        counts[order] = np.searchsorted(self.entries, limit) - low[order]
-        return low, counts
+            return np.zeros(len(keys), np.int64), np.zeros(len(keys), np.int64)
+        below = np.full(len(keys), -1, dtype=np.int64) if below is None else below
+        return _ranges(self.entries, self._starts, self._numbers.columns(keys), self.n_rows, below)
 
-    def rows_in(self, low, counts):
-        """``(position of the range, indexed row)`` of every entry of the ranges."""
-        positions = np.repeat(np.arange(len(low)), counts)
-        starts = np.repeat(low - np.cumsum(counts) + counts, counts)
-        return positions, self.entries[starts + np.arange(len(positions))] % self.n_rows
+    def pair_codes(self, low, counts, probe_rows):
+        """``probe row * n_rows + indexed row`` of every entry of the ranges, the
+        range ``i`` matched by ``probe_rows[i]`` (one pass, no temporaries)."""
+        return _pair_codes(self.entries, low, counts, probe_rows, self.n_rows)
+
+
+@njit(cache=True, nogil=True)
+def _pair_codes(entries, low, counts, probe_rows, n_rows):
+    codes = np.empty(counts.sum(), dtype=np.int64)
+    filled = 0
+    for i in range(len(low)):
+        for position in range(low[i], low[i] + counts[i]):
+            codes[filled] = probe_rows[i] * n_rows + entries[position] % n_rows
+            filled += 1
+    return codes
+
+
+@njit(cache=True, nogil=True)
+def _ranges(entries, starts, numbers, n_rows, below):
+    """``(low, counts)`` of each key's range (``numbers[i] = -1``: absent), cut to
+    its rows under ``below[i]`` (``-1``: all) by a binary search within it."""
+    low = np.zeros(len(numbers), dtype=np.int64)
+    counts = np.zeros(len(numbers), dtype=np.int64)
+    for i in range(len(numbers)):
+        number = numbers[i]
+        if number < 0:
+            continue
+        first, last = starts[number], starts[number + 1]
+        if below[i] >= 0:
+            limit = number * n_rows + below[i]
+            high = last
+            last = first
+            while last < high:
+                middle = (last + high) // 2
+                if entries[middle] < limit:
+                    last = middle + 1
+                else:
+                    high = middle
+        low[i], counts[i] = first, last - first
+    return low, counts
 
 
 def _rarest(tables):
@@ -254,8 +286,9 @@ def _probe(index, probe_strings, rows, plans, self_join):
         per_row = np.bincount(key_rows, weights=counts, minlength=len(part))
         for group in _row_groups(per_row, MATCH_BLOCK):
             chosen = np.flatnonzero((key_rows >= group.start) & (key_rows < group.stop))
-            positions, matched = index.rows_in(low[chosen], counts[chosen])
-            pairs = sorted_unique(part[key_rows[chosen][positions]] * index.n_rows + matched)
+            pairs = sorted_unique(
+                index.pair_codes(low[chosen], counts[chosen], part[key_rows[chosen]])
+            )
             yield pairs // index.n_rows, pairs % index.n_rows
 
 

@@ -161,13 +161,13 @@ def test_a_common_segment_is_expanded_in_bounded_groups(monkeypatch):
     records = ["smith " + "".join(rng.choice(list("abcd"), 6)) for _ in range(150)]
     expected = brute_pairs(np.array(records, dtype=object), None, "levenshtein", 2)
     expanded = []
-    rows_in = _partition.SegmentIndex.rows_in
+    pair_codes = _partition.SegmentIndex.pair_codes
 
-    def recording(self, low, counts):
+    def recording(self, low, counts, probe_rows):
         expanded.append(int(counts.sum()))
-        return rows_in(self, low, counts)
+        return pair_codes(self, low, counts, probe_rows)
 
-    monkeypatch.setattr(_partition.SegmentIndex, "rows_in", recording)
+    monkeypatch.setattr(_partition.SegmentIndex, "pair_codes", recording)
     monkeypatch.setattr(_partition, "MATCH_BLOCK", 400)
     rows, columns, _ = similarity_join(records, threshold=2, method="partition")
     assert (rows.tolist(), columns.tolist()) == expected[:2]
