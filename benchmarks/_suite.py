@@ -439,7 +439,7 @@ RUNS = [
         "dedup",
         "bench_dedup",
         "--json '{results}/dedup.json'",
-        minutes=20,
+        minutes=40,
         docs="user_guide/dedup",
     ),
     Run("partial_fit", "bench_partial_fit", "", minutes=4, docs="user_guide/index"),

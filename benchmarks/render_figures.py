@@ -215,10 +215,11 @@ def dedup_time_growth(out):
         return None
     fig, ax = plt.subplots(figsize=(7, 3.8))
     for (label, runs), marker in zip(results["methods"].items(), "osD^"):
-        seconds = [run["seconds"] for run in runs]
+        measured = [(size, run) for size, run in zip(results["sizes"], runs) if "seconds" in run]
+        sizes, seconds = [size for size, _ in measured], [run["seconds"] for _, run in measured]
         colour = COLOURS["peer" if label.startswith("string_grouper") else "sklearn-ed"]
         style = "--" if "0.85" in label and label.startswith("sklearn-ed") else "-"
-        ax.plot(results["sizes"], seconds, style, marker=marker, color=colour, label=label)
+        ax.plot(sizes, seconds, style, marker=marker, color=colour, label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("records (log scale)")

@@ -107,15 +107,22 @@ def _partition_join(left, right, metric, threshold, n_jobs):
     spec = get_metric(metric)
     bound = levenshtein_bound(spec, threshold)
     index_side = left if right is None else right
-    short, blocks = partition_candidates(index_side, left, bound, self_join=right is None)
+    # The probing threads check the bag distance of their own candidates.
+    sides = _Sides(left, index_side, bound)
+    short, blocks = partition_candidates(
+        index_side,
+        left,
+        bound,
+        self_join=right is None,
+        pair_filter=sides.bag_filtered,
+        n_jobs=n_jobs,
+    )
     is_short = np.zeros(len(index_side), dtype=bool)
     is_short[short] = True
-    sides = _Sides(left, index_side, bound, n_jobs)
     for probe_rows, index_rows in blocks:
         if right is None:  # each pair once (index row < probe row); short rows are done apart
             keep = ~is_short[probe_rows]
             probe_rows, index_rows = index_rows[keep], probe_rows[keep]
-        probe_rows, index_rows = sides.bag_filtered(probe_rows, index_rows)
         yield _verified(spec, left, index_side, probe_rows, index_rows, threshold, n_jobs)
     if short.size:
         yield _short_pairs(spec, left, right, short, is_short, threshold, n_jobs)
@@ -125,11 +132,10 @@ class _Sides:
     """The character counts of both sides of a partition join, to check the
     bag distance of its candidates before verifying them."""
 
-    def __init__(self, left, right, bound, n_jobs):
+    def __init__(self, left, right, bound):
         self.left = character_counts(left)
         self.right = self.left if right is left else character_counts(right)
         self.limits = limit_table(bound, self.left.lengths, self.right.lengths)
-        self.n_jobs = n_jobs
 
     def bag_filtered(self, left_rows, right_rows):
         """The candidate pairs whose bag distance is within their Levenshtein
@@ -137,9 +143,7 @@ class _Sides:
         All of them for strings too long for the table of bounds."""
         if self.limits is None:
             return left_rows, right_rows
-        within = bag_bound_within(
-            self.left, self.right, left_rows, right_rows, self.limits, self.n_jobs
-        )
+        within = bag_bound_within(self.left, self.right, left_rows, right_rows, self.limits)
         return left_rows[within], right_rows[within]
 
 

@@ -20,7 +20,11 @@ Strings shorter than their number of segments cannot be cut; their pairs
 are left to the caller (``short`` in :func:`partition_candidates`).
 """
 
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
+from joblib import effective_n_jobs
 from numba import njit
 
 from ..utils import CodeTable, sorted_unique
@@ -220,7 +224,9 @@ def _probe_plan(probe_length, index_length, tau, starts, sizes):
     return np.array(plan, dtype=np.int64).reshape(-1, 3)
 
 
-def partition_candidates(index_strings, probe_strings, bound, self_join=False):
+def partition_candidates(
+    index_strings, probe_strings, bound, self_join=False, pair_filter=None, n_jobs=None
+):
     """Candidate pairs holding every pair within ``bound`` of Levenshtein distance.
 
     Parameters
@@ -233,6 +239,12 @@ def partition_candidates(index_strings, probe_strings, bound, self_join=False):
     self_join : bool, default=False
         The two sides are one list: only pairs with ``index_row < probe_row``
         are generated.
+    pair_filter : callable, default=None
+        ``pair_filter(probe_rows, index_rows) -> (probe_rows, index_rows)``:
+        a lossless check applied to each group of candidates where it is
+        found (on the probing threads), so that only its survivors are held.
+    n_jobs : int, default=None
+        Threads probing blocks of rows at once.
 
     Returns
     -------
@@ -248,10 +260,19 @@ def partition_candidates(index_strings, probe_strings, bound, self_join=False):
     index = SegmentIndex(index_strings, counts)
     uncut = [length for length, n_segments in counts.items() if length < n_segments + DROPPED]
     short = np.flatnonzero(np.isin(index_lengths, uncut))
-    return short, _blocks(index, probe_strings, probe_lengths, bound, self_join)
+
+    def probed(task):
+        part, plans = task
+        found = _probe(index, probe_strings, part, plans, self_join)
+        return [pair_filter(*pairs) if pair_filter else pairs for pairs in found]
+
+    tasks = _tasks(index, probe_strings, probe_lengths, bound)
+    blocks = (pairs for found in _in_threads(probed, tasks, n_jobs) for pairs in found)
+    return short, blocks
 
 
-def _blocks(index, probe_strings, probe_lengths, bound, self_join):
+def _tasks(index, probe_strings, probe_lengths, bound):
+    """``(probe rows, plans)`` of every block of probe rows of one length."""
     for probe_length in np.unique(probe_lengths):
         rows = np.flatnonzero(probe_lengths == probe_length)
         plans = []
@@ -262,34 +283,49 @@ def _blocks(index, probe_strings, probe_lengths, bound, self_join):
                 if len(plan):
                     plans.append((index_length, plan))
         if plans:
-            yield from _probe(index, probe_strings, rows, plans, self_join)
+            width = sum(len(plan) for _, plan in plans)
+            block = max(1, PROBE_BLOCK // max(width, 1))
+            for begin in range(0, len(rows), block):
+                yield rows[begin : begin + block], plans
 
 
-def _probe(index, probe_strings, rows, plans, self_join):
-    width = sum(len(plan) for _, plan in plans)
-    block = max(1, PROBE_BLOCK // max(width, 1))
-    for begin in range(0, len(rows), block):
-        part = rows[begin : begin + block]
-        hashes = _Hashes([probe_strings[i] for i in part])
-        local = np.arange(len(part))[:, None]
-        keys, key_rows = [], []
-        for index_length, plan in plans:
-            substring = hashes.of(local, plan[:, 1][None, :], plan[:, 2][None, :])
-            with np.errstate(over="ignore"):
-                plan_keys = _key(substring, index_length, 0) + plan[:, 0].astype(np.uint64)
-            keys.append(plan_keys.ravel())
-            key_rows.append(np.repeat(np.arange(len(part)), len(plan)))
-        keys, key_rows = np.concatenate(keys), np.concatenate(key_rows)
-        low, counts = index.match_ranges(keys, part[key_rows] if self_join else None)
-        # Probe rows in groups whose raw matches fit MATCH_BLOCK: a common
-        # segment cannot make one block (and its duplicate removal) unbounded.
-        per_row = np.bincount(key_rows, weights=counts, minlength=len(part))
-        for group in _row_groups(per_row, MATCH_BLOCK):
-            chosen = np.flatnonzero((key_rows >= group.start) & (key_rows < group.stop))
-            pairs = sorted_unique(
-                index.pair_codes(low[chosen], counts[chosen], part[key_rows[chosen]])
-            )
-            yield pairs // index.n_rows, pairs % index.n_rows
+def _in_threads(function, tasks, n_jobs):
+    """``function(task)`` of each task in order, computed on ``n_jobs`` threads at
+    most that many ahead of the consumer (so that few results wait in memory)."""
+    n_threads = effective_n_jobs(n_jobs)
+    if n_threads == 1:
+        yield from map(function, tasks)
+        return
+    with ThreadPoolExecutor(n_threads) as pool:
+        pending = deque()
+        for task in tasks:
+            pending.append(pool.submit(function, task))
+            if len(pending) >= n_threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _probe(index, probe_strings, part, plans, self_join):
+    """The candidate pairs of the probe rows ``part``, in groups of bounded size."""
+    hashes = _Hashes([probe_strings[i] for i in part])
+    local = np.arange(len(part))[:, None]
+    keys, key_rows = [], []
+    for index_length, plan in plans:
+        substring = hashes.of(local, plan[:, 1][None, :], plan[:, 2][None, :])
+        with np.errstate(over="ignore"):
+            plan_keys = _key(substring, index_length, 0) + plan[:, 0].astype(np.uint64)
+        keys.append(plan_keys.ravel())
+        key_rows.append(np.repeat(np.arange(len(part)), len(plan)))
+    keys, key_rows = np.concatenate(keys), np.concatenate(key_rows)
+    low, counts = index.match_ranges(keys, part[key_rows] if self_join else None)
+    # Probe rows in groups whose raw matches fit MATCH_BLOCK: a common
+    # segment cannot make one block (and its duplicate removal) unbounded.
+    per_row = np.bincount(key_rows, weights=counts, minlength=len(part))
+    for group in _row_groups(per_row, MATCH_BLOCK):
+        chosen = np.flatnonzero((key_rows >= group.start) & (key_rows < group.stop))
+        pairs = sorted_unique(index.pair_codes(low[chosen], counts[chosen], part[key_rows[chosen]]))
+        yield pairs // index.n_rows, pairs % index.n_rows
 
 
 def _row_groups(per_row, budget):
