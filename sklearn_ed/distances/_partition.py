@@ -266,12 +266,12 @@ def partition_candidates(
         found = _probe(index, probe_strings, part, plans, self_join)
         return [pair_filter(*pairs) if pair_filter else pairs for pairs in found]
 
-    tasks = _tasks(index, probe_strings, probe_lengths, bound)
+    tasks = _tasks(index, probe_lengths, bound)
     blocks = (pairs for found in _in_threads(probed, tasks, n_jobs) for pairs in found)
     return short, blocks
 
 
-def _tasks(index, probe_strings, probe_lengths, bound):
+def _tasks(index, probe_lengths, bound):
     """``(probe rows, plans)`` of every block of probe rows of one length."""
     for probe_length in np.unique(probe_lengths):
         rows = np.flatnonzero(probe_lengths == probe_length)

@@ -20,6 +20,11 @@ def _bag(a, b):
     return max(len(left), len(right))
 
 
+def _constant(threshold):
+    """The bound of Levenshtein distance ``threshold``: the same for every length."""
+    return lambda left_lengths, right_lengths: np.full(len(left_lengths), threshold)
+
+
 def test_bag_distance_is_a_lower_bound_and_the_check_keeps_every_pair_within():
     rng = np.random.default_rng(0)
     # Letters whose code points fall in the same bucket (64 apart), and unicode.
@@ -33,8 +38,7 @@ def test_bag_distance_is_a_lower_bound_and_the_check_keeps_every_pair_within():
     bag = np.array([_bag(strings[i], strings[j]) for i, j in zip(left_rows, right_rows)])
     assert np.all(bag <= levenshtein)
     for threshold in range(5):
-        bound = lambda a, b: np.full(len(a), threshold)  # noqa: E731
-        limits = limit_table(bound, counts.lengths, counts.lengths)
+        limits = limit_table(_constant(threshold), counts.lengths, counts.lengths)
         within = bag_bound_within(counts, counts, left_rows, right_rows, limits, n_jobs=2)
         assert within[levenshtein <= threshold].all()  # lossless
         # Bucketed counts rule out only pairs the exact bag distance rules out,
