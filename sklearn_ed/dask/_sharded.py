@@ -21,7 +21,6 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ..distances import get_metric
-from ..embedding import QGramEmbedder, qgram_settings
 from ..neighbors import (
     FilterRefineNeighbors,
 )
@@ -35,6 +34,7 @@ from ._shards import (
     sample_items,
     search_shard,
     shard_size,
+    with_shard_settings,
 )
 from ._votes import ShardedVotesMixin, required_targets
 
@@ -287,7 +287,7 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
             embedder=self._setting("embedder"),
             **{**self._shard_params(), "check_recall": False, "n_neighbors": 1, "n_candidates": 1},
         ).fit(sample)
-        return _with_shard_settings(sample_search.embedder_, sample, largest_shard)
+        return with_shard_settings(sample_search.embedder_, sample, largest_shard)
 
     def _wait_for_shards(self, client):
         from distributed import wait
@@ -484,15 +484,3 @@ def _delayed_partitions(X, n_shards):
         X = X.rechunk(max(1, int(np.ceil(X.shape[0] / n_shards))))
     parts = X.to_delayed()
     return list(np.ravel(parts)) if isinstance(parts, np.ndarray) else list(parts)
-
-
-def _with_shard_settings(embedder, sample, n_items):
-    """A q-gram embedder refitted on ``sample`` with the ``q`` and ``density`` a
-    fit on a shard of ``n_items`` picks: the sample alone keeps every q-gram,
-    and a shard of a million reads would then hold 16 GB of profiles."""
-    if not isinstance(embedder, QGramEmbedder) or n_items <= len(sample):
-        return embedder
-    settings = qgram_settings(embedder, sample, n_strings=n_items)
-    if settings == {"q": embedder.q_, "density": embedder.density_}:
-        return embedder
-    return clone(embedder).set_params(**settings).fit(sample)

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from dask.sizeof import sizeof
+from sklearn.base import clone
 from sklearn.frozen import FrozenEstimator
 
+from ..embedding import QGramEmbedder, qgram_settings
 from ..neighbors import FilterRefineNeighbors
 
 
@@ -107,3 +109,15 @@ def merge_top_k(left, right, n_neighbors):
         np.take_along_axis(distances, order, axis=1),
         np.take_along_axis(indices, order, axis=1),
     )
+
+
+def with_shard_settings(embedder, sample, n_items):
+    """A q-gram embedder refitted on ``sample`` with the ``q`` and ``density`` a
+    fit on a shard of ``n_items`` picks: the sample alone keeps every q-gram,
+    and a shard of a million reads would then hold 16 GB of profiles."""
+    if not isinstance(embedder, QGramEmbedder) or n_items <= len(sample):
+        return embedder
+    settings = qgram_settings(embedder, sample, n_strings=n_items)
+    if settings == {"q": embedder.q_, "density": embedder.density_}:
+        return embedder
+    return clone(embedder).set_params(**settings).fit(sample)

@@ -315,13 +315,13 @@ def test_grid_search_tunes_the_wrapped_estimator(client, words):
 def test_the_shared_q_gram_embedder_gets_the_settings_of_the_largest_shard():
     """Fitted on a sample of 300 reads, the embedder would keep every q-gram;
     shards of a million reads take the density and q a fit on one picks."""
-    from sklearn_ed.dask._sharded import _with_shard_settings
+    from sklearn_ed.dask._shards import with_shard_settings
 
     reads = make_genome_reads(300, random_state=0).data
     embedder = QGramEmbedder().fit(reads)
     assert embedder.density_ == 1.0
-    shared = _with_shard_settings(embedder, reads, n_items=1_000_000)
+    shared = with_shard_settings(embedder, reads, n_items=1_000_000)
     assert shared.q_ == 7
     assert shared.density_ == pytest.approx(0.1, rel=0.02)
     assert shared.transform(reads[:5]).nnz < 0.2 * embedder.transform(reads[:5]).nnz
-    assert _with_shard_settings(embedder, reads, n_items=300) is embedder
+    assert with_shard_settings(embedder, reads, n_items=300) is embedder
