@@ -79,6 +79,12 @@ def _stacked(parts, rank, n_columns):
     return counts
 
 
+def _mean_length(strings):
+    """Mean length of ``strings``, at least 1 (and 1 for none)."""
+    lengths = np.fromiter(map(len, strings), dtype=np.float64, count=len(strings))
+    return max(float(lengths.mean()) if len(lengths) else 1.0, 1.0)
+
+
 def default_q(strings, n_letters=None, density=1.0, n_strings=None):
     """Smallest q >= 2 with ``a ** q >= mean length * density ** 2 * sqrt(n)``
     (``a``: distinct characters).
@@ -95,11 +101,10 @@ def default_q(strings, n_letters=None, density=1.0, n_strings=None):
     ``n_strings``: the size of the base ``strings`` are a sample of (default:
     their number).
     """
-    lengths = np.fromiter(map(len, strings), dtype=np.float64, count=len(strings))
     if n_letters is None:
         n_letters = len(set().union(*map(set, strings)))
     n_letters = max(n_letters, 2)
-    mean_length = max(float(lengths.mean()) if len(lengths) else 1.0, 1.0)
+    mean_length = _mean_length(strings)
     n_strings = len(strings) if n_strings is None else n_strings
     target = max(mean_length * density**2 * np.sqrt(max(n_strings, 1)), 1.0)
     return max(2, int(np.ceil(np.log(target) / np.log(n_letters) - 1e-9)))
@@ -114,8 +119,7 @@ def default_density(strings, n_strings=None):
     names, 0.1 for a million DNA reads of length 1,000. ``n_strings``: the
     size of the base ``strings`` are a sample of (default: their number).
     """
-    lengths = np.fromiter(map(len, strings), dtype=np.float64, count=len(strings))
-    mean_length = max(float(lengths.mean()) if len(lengths) else 1.0, 1.0)
+    mean_length = _mean_length(strings)
     total = mean_length * (len(strings) if n_strings is None else n_strings)
     return float(min(1.0, max(_FULL_PROFILE_ENTRIES / total, _KEPT_PER_STRING / mean_length)))
 
@@ -238,6 +242,10 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
     (1, 15)
     >>> round(float((embedder.transform(["kitten"]) @ embedder.transform(["mitten"]).T)[0, 0]), 2)
     0.71
+    >>> sampled = QGramEmbedder(q=2, density=0.5).fit(["kitten", "sitting", "mitten"])
+    >>> sampled.n_features_out_, set(sampled.get_feature_names_out()) < set(
+    ...     embedder.get_feature_names_out())
+    (7, True)
     """
 
     # What save() writes besides the parameters (sklearn_ed.load refuses others).

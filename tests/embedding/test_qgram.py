@@ -62,6 +62,12 @@ def test_bad_q():
         QGramEmbedder(q=5, padding=False).fit(["abc", "ab"])
 
 
+@pytest.mark.parametrize("density", [0, -0.1, 1.5, "half"])
+def test_bad_density(density):
+    with pytest.raises(InvalidParameterError, match="density"):
+        QGramEmbedder(density=density).fit(["abc"])
+
+
 def test_filter_refine_with_q_grams_finds_the_exact_neighbors(families):
     strings, _ = families
     search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3, n_candidates=15).fit(strings)
