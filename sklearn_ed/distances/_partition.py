@@ -7,16 +7,17 @@ segment of ``r`` appears in ``s`` unchanged (pigeonhole). Its start in ``s``
 moves by ``delta`` from its start in ``r``, where the edits left of it are at
 least ``|delta|`` and those right of it at least ``|len(s) - len(r) - delta|``;
 so ``delta`` lies in ``[(D - tau) / 2, (D + tau) / 2]`` with ``D = len(s) -
-len(r)`` (the position-aware window of the paper). Every pair within the
-bound is therefore among the pairs where a substring of ``s`` in that window
+len(r)`` (the position-aware window of the paper; the edits before and
+after an intact segment narrow it further: the multi-match-aware window of
+:func:`_segment_shifts`). Every pair within the bound is therefore among the pairs where a substring of ``s`` in that window
 equals a segment of ``r``: the filter is lossless. Cutting into more than
 ``tau + 1`` segments keeps it lossless, which lets one cut of ``r`` serve every
 partner length when the bound depends on the lengths (normalized distances).
 
 Segments and substrings are compared by 64-bit polynomial hashes (a
 collision adds a candidate, never loses one), computed for all strings at
-once from prefix sums (NumPy, no compiled kernel), and matched by sorting.
-Strings shorter than their number of segments cannot be cut; their pairs
+once from prefix sums (NumPy), and looked up by hashing (``CodeTable``,
+each key's rows found by numba). Strings shorter than their number of segments cannot be cut; their pairs
 are left to the caller (``short`` in :func:`partition_candidates`).
 """
 
@@ -216,12 +217,40 @@ def _rarest(tables):
 def _probe_plan(probe_length, index_length, tau, starts, sizes):
     """(segment, start in the probe, size) of every window substring to look up."""
     shift = probe_length - index_length
-    low, high = -((tau - shift) // 2), (shift + tau) // 2
     plan = []
     for segment, (start, size) in enumerate(zip(starts, sizes)):
-        first, last = max(start + low, 0), min(start + high, probe_length - size)
-        plan.extend((segment, position, size) for position in range(first, last + 1))
+        shifts = _segment_shifts(segment, len(starts) - DROPPED, tau, shift)
+        positions = start + shifts
+        positions = positions[(positions >= 0) & (positions <= probe_length - size)]
+        plan.extend((segment, position, size) for position in positions)
     return np.array(plan, dtype=np.int64).reshape(-1, 3)
+
+
+def _segment_shifts(segment, n_kept, tau, shift):
+    """Shifts at which segment ``segment`` (0-based) of an indexed string may
+    reappear intact in a probe within ``tau`` edits (multi-match-aware window).
+
+    The string keeps ``n_kept = T + 1`` of its segments (``T >= tau``); group
+    each dropped one with a kept neighbour into ``T + 1`` runs. With at most
+    ``tau`` edits, some run ``t`` (1-based) is intact with at most ``tau - T +
+    t - 1`` edits left of it and at most ``T + 1 - t`` right of it: follow
+    ``h(t) = edits in runs 1..t - t`` from 0 to at most ``tau - T - 1``; it
+    falls only at an intact run, by one, so it steps from ``tau - T`` to
+    below at some intact run ``t``. Its kept segment then starts shifted by
+    at most its left edits, and the probe's length differs from the shifted
+    end by at most its right edits (Li et al., 2011, Sec. 4.3, extended to
+    dropped segments). The segment's rank ``t`` among the kept ones is not
+    known to the probe (the dropped ones differ by string): every possible
+    rank's window is taken.
+    """
+    n_dropped_before = range(max(0, segment + 1 - n_kept), min(segment, DROPPED) + 1)
+    shifts = set()
+    for dropped_before in n_dropped_before:
+        run = segment + 1 - dropped_before
+        left, right = tau - n_kept + run, n_kept - run
+        if left >= 0:
+            shifts.update(range(max(-left, shift - right), min(left, shift + right) + 1))
+    return np.array(sorted(shifts), dtype=np.int64)
 
 
 def partition_candidates(

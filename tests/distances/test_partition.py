@@ -1,0 +1,90 @@
+"""The partition filter's candidates hold every pair within the bound."""
+
+import numpy as np
+import pytest
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from sklearn_ed.distances._partition import _probe_plan, even_segments, partition_candidates
+
+# Letters drawn from a large alphabet: segments seldom match by chance, so a
+# window too narrow for some shift loses its pairs instead of hiding behind
+# accidental candidates.
+ALPHABET = [chr(0x4E00 + i) for i in range(2000)]
+
+
+def _edited(string, n_edits, where, rng):
+    """``string`` with ``n_edits`` edits of mixed kinds, all at its start, its
+    end, or anywhere: the shifts the window must allow are largest there."""
+    letters = list(string)
+    for _ in range(n_edits):
+        if where == "start":
+            position = 0
+        elif where == "end":
+            position = len(letters)
+        else:
+            position = int(rng.integers(len(letters) + 1))
+        kind = rng.integers(3)
+        if kind == 0 and position < len(letters):
+            letters[position] = str(rng.choice(ALPHABET))
+        elif kind == 1 and letters:
+            del letters[min(position, len(letters) - 1)]
+        else:
+            letters.insert(position, str(rng.choice(ALPHABET)))
+    return "".join(letters)
+
+
+def _variants(originals, tau, rng):
+    return [
+        _edited(original, int(rng.integers(tau + 1)), where, rng)
+        for original in originals
+        for where in ("start", "end", "anywhere", "anywhere")
+    ]
+
+
+def _candidate_pairs(index_strings, probe_strings, bound, self_join):
+    short, blocks = partition_candidates(index_strings, probe_strings, bound, self_join)
+    pairs = {(int(p), int(i)) for probe, index in blocks for p, i in zip(probe, index)}
+    for row in short:  # uncut indexed strings: compared to every probe
+        pairs.update((p, int(row)) for p in range(len(probe_strings)))
+    return pairs
+
+
+@pytest.mark.parametrize("tau", [1, 2, 3, 6])
+@pytest.mark.parametrize("normalized", [False, True], ids=["distance", "normalized"])
+def test_every_pair_within_the_bound_is_a_candidate(tau, normalized):
+    rng = np.random.default_rng(tau)
+    originals = ["".join(rng.choice(ALPHABET, rng.integers(2, 40))) for _ in range(60)]
+    index_strings = originals + _variants(originals, tau, rng)
+    probe_strings = _variants(originals, tau, rng)
+
+    def bound(index_lengths, probe_lengths):
+        if normalized:  # at most tau edits per 20 letters of the longer string
+            return (np.maximum(index_lengths, probe_lengths) * tau) // 20
+        return np.full_like(index_lengths, tau)
+
+    for self_join in (True, False):
+        probes = index_strings if self_join else probe_strings
+        distances = process.cdist(probes, index_strings, scorer=Levenshtein.distance)
+        lengths = np.array([len(s) for s in index_strings])
+        probe_lengths = np.array([len(s) for s in probes])
+        limits = bound(*np.broadcast_arrays(lengths[None, :], probe_lengths[:, None]))
+        probe_rows, index_rows = np.nonzero(distances <= limits)
+        if self_join:
+            keep = index_rows < probe_rows
+            probe_rows, index_rows = probe_rows[keep], index_rows[keep]
+        expected = set(zip(probe_rows.tolist(), index_rows.tolist()))
+        assert len(expected) > 200
+        found = _candidate_pairs(index_strings, probes, bound, self_join)
+        assert expected <= found, sorted(expected - found)[:5]
+
+
+def test_the_window_takes_fewer_substrings_than_the_position_aware_one():
+    """Li et al.'s multi-match-aware window: for equal lengths and tau = 6, a
+    string cut into 9 segments (2 dropped) looks up 39 substrings where the
+    position-aware window (every segment at shifts -3 .. 3) looks up 63."""
+    starts, sizes = even_segments(60, 9)
+    plan = _probe_plan(60, 60, 6, starts, sizes)
+    assert len(plan) == 39
+    first, last = plan[plan[:, 0] == 0], plan[plan[:, 0] == 8]
+    assert first[:, 1].tolist() == [0] and last[:, 1].tolist() == [starts[-1]]
