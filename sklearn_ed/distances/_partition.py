@@ -4,22 +4,23 @@ Li, Deng, Wang and Feng, "Pass-Join: a partition-based method for similarity
 joins", PVLDB 5(3), 2011. Cut a string ``r`` into ``tau + 1`` segments; if
 ``lev(r, s) <= tau``, the edits touch at most ``tau`` segments, so one
 segment of ``r`` appears in ``s`` unchanged (pigeonhole). Its start in ``s``
-moves by ``delta`` from its start in ``r``, where the edits left of it are at
-least ``|delta|`` and those right of it at least ``|len(s) - len(r) - delta|``;
-so ``delta`` lies in ``[(D - tau) / 2, (D + tau) / 2]`` with ``D = len(s) -
-len(r)`` (the position-aware window of the paper; the edits before and
-after an intact segment narrow it further: the multi-match-aware window of
-:func:`_segment_shifts`). Every pair within the bound is therefore among the pairs where a substring of ``s`` in that window
-equals a segment of ``r``: the filter is lossless. Cutting into more than
-``tau + 1`` segments keeps it lossless, which lets one cut of ``r`` serve every
-partner length when the bound depends on the lengths (normalized distances).
+moves by ``delta`` from its start in ``r``, where the edits left of it are
+at least ``|delta|`` and those right of it at least ``|len(s) - len(r) -
+delta|``; so ``delta`` lies in ``[(D - tau) / 2, (D + tau) / 2]`` with ``D =
+len(s) - len(r)`` (the position-aware window of the paper; the edits before
+and after an intact segment narrow it further: the multi-match-aware window
+of :func:`_segment_shifts`). Every pair within the bound is therefore among
+the pairs where a substring of ``s`` in that window equals a segment of
+``r``: the filter is lossless. Cutting into more than ``tau + 1`` segments
+keeps it lossless, which lets one cut of ``r`` serve every partner length
+when the bound depends on the lengths (normalized distances).
 
 Segments and substrings are compared by 64-bit polynomial hashes (a
 collision adds a candidate, never loses one), computed for all strings at
-once from prefix sums (NumPy), and looked up by hashing (``CodeTable``,
-each key's rows found by numba). Strings shorter than their number of segments cannot be cut; their pairs
-are left to the caller (``short`` in :func:`partition_candidates`).
-"""
+once from prefix sums (NumPy), and looked up by hashing (``CodeTable``, each
+key's rows found by numba). Strings shorter than their number of segments
+cannot be cut; their pairs are left to the caller (``short`` in
+:func:`partition_candidates`)."""
 
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
