@@ -45,8 +45,13 @@ LEVENSHTEIN_BOUNDS = {
 BRUTE_PAIRS = 2_000_000
 # Shortest mean segment for which the filter prunes: shorter ones match anywhere.
 MIN_SEGMENT = 3
-# Distance cells computed at once by the brute-force path (bounds its memory).
-BRUTE_BLOCK_CELLS = 4_000_000
+# Distance cells computed at once by the brute-force path (bounds its memory),
+# in blocks of at least BRUTE_BLOCK_ROWS rows (a call prepares the other side
+# once). A self-join compares a block with the rows after its first: the
+# block's own square is computed whole, so narrow blocks waste less (1M
+# cells: 4 % of FEBRL2's 5,000 records instead of 16 % with 4M).
+BRUTE_BLOCK_CELLS = 1_000_000
+BRUTE_BLOCK_ROWS = 64
 
 
 def levenshtein_bound(metric, threshold):
@@ -81,7 +86,7 @@ def join_blocks(left, right, metric, threshold, *, method, n_jobs=None):
 
 def _brute_join(left, right, metric, threshold, n_jobs):
     other = left if right is None else right
-    block = max(1, BRUTE_BLOCK_CELLS // max(len(other), 1))
+    block = max(BRUTE_BLOCK_ROWS, BRUTE_BLOCK_CELLS // max(len(other), 1))
     for begin in range(0, len(left), block):
         stop = min(begin + block, len(left))
         # A self-join compares a row only with the rows after it.

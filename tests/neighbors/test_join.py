@@ -141,6 +141,7 @@ def test_blocks_bound_the_memory_of_a_call(sides, monkeypatch):
 
     monkeypatch.setattr(join_module, "pairwise_distances_within", recording)
     monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 400)
+    monkeypatch.setattr(join_module, "BRUTE_BLOCK_ROWS", 1)
     blocks = list(iter_similarity_join(left, threshold=2, method="brute"))
     assert len(blocks) > 10 and max(calls) <= 400 + len(left)
     monkeypatch.setattr("sklearn_ed.distances._partition.PROBE_BLOCK", 50)
