@@ -1,5 +1,7 @@
 """Levenshtein (edit) distance between strings, batched through rapidfuzz."""
 
+from functools import partial
+
 import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
@@ -58,6 +60,6 @@ LEVENSHTEIN = Metric(
     supports_cutoff=True,
     oracle=levenshtein_oracle,
     paired=levenshtein_paired,
-    lower_bound=LevenshteinBound,
+    lower_bound=partial(LevenshteinBound, halves=True),
     near_lookup=deletion_index,
 )

@@ -272,10 +272,12 @@ def _string_metric(name, *, lower_bound=None, near_lookup=None):
 STRING_METRICS = [
     # Items within Indel d are within Levenshtein d, and the deletion index's
     # bounds bound Levenshtein: its superset of those holds for Indel too.
-    _string_metric("indel", lower_bound=LevenshteinBound, near_lookup=deletion_index),
-    _string_metric("osa", lower_bound=HalvedLevenshteinBound),
-    _string_metric("damerau_levenshtein", lower_bound=HalvedLevenshteinBound),
-    _string_metric("lcsseq", lower_bound=HalvedLevenshteinBound),
+    _string_metric(
+        "indel", lower_bound=partial(LevenshteinBound, halves=True), near_lookup=deletion_index
+    ),
+    _string_metric("osa", lower_bound=partial(HalvedLevenshteinBound, halves=True)),
+    _string_metric("damerau_levenshtein", lower_bound=partial(HalvedLevenshteinBound, halves=True)),
+    _string_metric("lcsseq", lower_bound=partial(HalvedLevenshteinBound, halves=True)),
     _string_metric(
         "normalized_levenshtein", lower_bound=partial(NormalizedBound, normalizer="longer")
     ),

@@ -118,14 +118,45 @@ def verify_bounded(search, queries, distances, indices, candidates, exclude):
     """Exact search: verify, in increasing bound order, every item whose lower
     bound is at most the current k-th distance; returns the counts verified.
 
+    When the bound answers some limits cheaply (``search.bound_stages``: the
+    halves' deletions of short strings, up to 3 and 4 edits), the items
+    within each such limit below a query's k-th distance are verified first,
+    in passes: a k-th distance that falls to the limit of a pass ends the
+    query there (everything within it was verified), so only the queries
+    whose neighbors are truly far pay for a larger limit.
+    """
+    distances, indices = distances.copy(), indices.copy()
+    verified = np.zeros(len(queries), dtype=np.int64)
+    # The queries still to verify, and per query the items already verified.
+    pending, known = np.arange(len(queries)), candidates
+    for stage in (*search.bound_stages, np.inf):
+        batch = take_items(queries, pending)
+        limits = np.minimum(distances[pending, -1], stage)
+        batch_exclude = None if exclude is None else np.asarray(exclude)[pending]
+        bounded = bounded_items(search, batch, limits, batch_exclude, known)
+        found = distances[pending], indices[pending]
+        verified[pending] += _verify_lists(search, batch, bounded, *found)
+        distances[pending], indices[pending] = found
+        further = np.flatnonzero(distances[pending, -1] > limits)
+        if not further.size:
+            break
+        # The next pass leaves out the items this one verified.
+        checked = _padded([bounded[row][0] for row in further])
+        known = np.concatenate([known[further], checked], axis=1)
+        pending = pending[further]
+    return (distances, indices), verified
+
+
+def _verify_lists(search, queries, bounded, distances, indices):
+    """Merge each query's ``bounded`` items into its top-k, in place; returns
+    the counts verified.
+
     Queries with at most one block of items to verify (most of them, when the
     filter's candidates gave a good k-th distance) are verified together in
     one batched call, those with up to ``_TOGETHER_WIDTH`` in a second one;
     beyond, each query block by block, so that a k-th distance that falls
     stops its verification early.
     """
-    distances, indices = distances.copy(), indices.copy()
-    bounded = bounded_items(search, queries, distances[:, -1], exclude, candidates)
     verified = np.zeros(len(queries), dtype=np.int64)
     sizes = np.array([len(items) for items, _ in bounded], dtype=np.int64)
     for rows in _size_tiers(sizes):
@@ -141,7 +172,7 @@ def verify_bounded(search, queries, distances, indices, candidates, exclude):
 
     # Single-query calls use one core each: the long queries share the threads.
     verified[long_rows] = map_in_threads(verify_long, list(long_rows), search.n_jobs)
-    return (distances, indices), verified
+    return verified
 
 
 def _verify_together(search, queries, rows, items, distances, indices):

@@ -283,6 +283,12 @@ class FittedSearch:
         processed as the base was."""
         return apply_processor(self.processor, check_items(X, self.metric.input_type))
 
+    @property
+    def bound_stages(self):
+        """Limits the bound answers cheaply: :func:`verify_bounded` verifies
+        the items within each first, in passes."""
+        return () if self.bound is None else self.bound.stages
+
     def within_bound(self, queries, limits):
         """Per query, the items whose lower bound is at most its limit, with their bounds."""
         return self.bound.within(queries, limits)

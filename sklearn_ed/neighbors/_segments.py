@@ -42,6 +42,11 @@ class SegmentedLookup:
         """The ``depth`` of the segments' lookups (a near lookup's largest limit)."""
         return self._segments[0][1].depth
 
+    @property
+    def stages(self):
+        """The ``stages`` of the segments' lookups (a bound's cheap limits), if any."""
+        return getattr(self._segments[0][1], "stages", ()) if self._segments else ()
+
     def extend(self, items):
         """Append the tail of ``items`` (the whole base) that is not indexed yet.
 

@@ -1,0 +1,152 @@
+"""Every string within Levenshtein distance 5 of a query, from deletions of halves.
+
+Cut every base string ``w`` at ``c = len(w) // 2``. An optimal alignment of a
+query ``q`` with ``w`` passes the cut at some position ``c'`` of ``q``, which
+splits its edits: ``lev(q[:c'], w[:c]) + lev(q[c':], w[c:]) = lev(q, w)``.
+Within ``t`` edits in all, one of the two pieces is within ``h = t // 2``
+(``t <= 2 h + 1``), and where the cut of ``q`` can lie follows from the
+lengths: a prefix within ``h`` has ``|c' - c| <= h``, a suffix within ``h``
+has ``|(len(q) - c') - (len(w) - c)| <= h``. Two pieces within ``h`` edits
+share a string reached by at most ``h`` deletions from each (the symmetric
+deletions of :mod:`._deletions`). So an index of the deletion variants of
+every base string's two halves, keyed by the string's length and the side,
+looked up with the variants of the query's pieces at the cuts each length
+allows, returns every base string within ``t`` (and some more, which the
+caller verifies).
+
+This is what an exact search needs for the few queries whose nearest string
+is 3 to 5 edits away (a misspelling nearer no word): the deletion index of
+whole strings answers only up to its depth (2), and the q-gram bound prunes
+nothing for short strings at distance 3 or more (it needs a shared q-gram
+per ``q`` edits and more), which leaves every word of a close length to
+verify. The halves are short, so the variants of depth 2 are few (16 for a
+half of 5 characters), and two length-keyed pieces seldom meet by chance.
+"""
+
+import numpy as np
+
+from ..utils import sorted_unique
+from ._deletions import (
+    SortedHashes,
+    deletion_entries,
+    deletion_variants,
+    expand_ranges,
+    within_budget,
+)
+
+_SIDE_MIX = np.uint64(0xD6E8FEB86659FD93)
+_LENGTH_MIX = np.uint64(0xA0761D6478BD642F)
+
+
+def halves_index(strings, depth=2):
+    """The :class:`HalvesIndex` of ``strings``, or ``None`` when its deletion
+    variants would not fit the deletion index's budget (long strings)."""
+    lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+    cuts = lengths // 2
+    entries = deletion_entries(cuts, depth) + deletion_entries(lengths - cuts, depth)
+    return HalvesIndex(strings, depth) if within_budget(entries) else None
+
+
+def _keys(hashes, lengths, sides):
+    """Variant hashes keyed by the length of their whole string and their side."""
+    with np.errstate(over="ignore"):
+        lengths = np.asarray(lengths, dtype=np.uint64)
+        return hashes * _SIDE_MIX + lengths * _LENGTH_MIX + np.asarray(sides, dtype=np.uint64)
+
+
+class HalvesIndex:
+    """Items of a string base within a Levenshtein distance of a query, up to
+    ``2 * depth + 1``, with some more.
+
+    Parameters
+    ----------
+    strings : sequence of str
+        The base.
+    depth : {1, 2}, default=2
+        Deletions per half: distances up to ``2 * depth + 1`` are answered.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances._halves import HalvesIndex
+    >>> index = HalvesIndex(["algorithms", "logarithms", "rhythms"])
+    >>> [items.tolist() for items, _ in index.within(["algorthins"], [3])]
+    [[0]]
+    """
+
+    def __init__(self, strings, depth=2):
+        self.depth = depth
+        self.max_distance = 2 * depth + 1
+        self._lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+        cuts = self._lengths // 2
+        sides = (
+            [string[:cut] for string, cut in zip(strings, cuts)],
+            [string[cut:] for string, cut in zip(strings, cuts)],
+        )
+        parts = []
+        for side, pieces in enumerate(sides):
+            hashes, rows, deleted = deletion_variants(pieces, depth)
+            parts.append((_keys(hashes, self._lengths[rows], side), rows, deleted))
+        keys, rows, deleted = (np.concatenate(column) for column in zip(*parts))
+        order = np.argsort(keys)
+        self._keys = SortedHashes(keys[order])
+        self._rows, self._deleted = rows[order], deleted[order]
+        self._present = np.bincount(self._lengths, minlength=1) > 0
+
+    def within(self, queries, limits):
+        """Items within Levenshtein distance ``limits[i]`` of query ``i`` (and a few more).
+
+        Parameters
+        ----------
+        queries : sequence of str
+        limits : array-like of shape (n_queries,)
+            At most ``max_distance`` each.
+
+        Returns
+        -------
+        found : list of (ndarray of int64, ndarray of float64)
+            Per query, ascending item indices, and for each the difference of
+            the lengths (a lower bound of the distance, at most the limit).
+        """
+        limits = np.floor(np.asarray(limits, dtype=np.float64)).astype(np.int64)
+        if limits.size and (limits.max() > self.max_distance or limits.min() < 0):
+            raise ValueError(f"limits must be in [0, {self.max_distance}]")
+        pieces, owners = self._pieces(queries, limits)
+        items, query_rows = self._matches(pieces, owners)
+        keys = sorted_unique(query_rows * max(len(self._lengths), 1) + items)
+        query_rows, items = np.divmod(keys, max(len(self._lengths), 1))
+        edges = np.searchsorted(query_rows, np.arange(len(limits) + 1))
+        query_lengths = np.fromiter(map(len, queries), dtype=np.int64, count=len(queries))
+        found = []
+        for row, (start, stop) in enumerate(zip(edges[:-1], edges[1:])):
+            bounds = np.abs(self._lengths[items[start:stop]] - query_lengths[row])
+            found.append((items[start:stop], bounds.astype(np.float64)))
+        return found
+
+    def _pieces(self, queries, limits):
+        """The query pieces to look up, and per piece ``(query row, whole length,
+        side, deletions allowed)``."""
+        pieces, owners = [], []
+        for row, (query, limit) in enumerate(zip(queries, limits)):
+            allowed = min(int(limit) // 2, self.depth)
+            n = len(query)
+            for length in range(max(0, n - limit), min(n + limit, len(self._present) - 1) + 1):
+                if not self._present[length]:
+                    continue
+                cut = length // 2
+                for side, centre in ((0, cut), (1, cut + n - length)):
+                    for position in range(max(0, centre - allowed), min(n, centre + allowed) + 1):
+                        pieces.append(query[:position] if side == 0 else query[position:])
+                        owners.append((row, length, side, allowed))
+        return pieces, np.array(owners, dtype=np.int64).reshape(-1, 4)
+
+    def _matches(self, pieces, owners):
+        """``(items, query rows)`` of every entry sharing a variant with a piece,
+        both within the piece's deletions allowed."""
+        hashes, piece_rows, deleted = deletion_variants(pieces, self.depth)
+        row, length, side, allowed = owners[piece_rows].T
+        found = deleted <= allowed
+        starts, counts = self._keys.runs(_keys(hashes[found], length[found], side[found]))
+        entries = expand_ranges(starts, counts)
+        query_rows = np.repeat(row[found], counts)
+        within = self._deleted[entries] <= np.repeat(allowed[found], counts)
+        return self._rows[entries[within]].astype(np.int64), query_rows[within]

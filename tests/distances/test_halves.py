@@ -1,0 +1,81 @@
+"""The halves' deletion index returns every string within up to 5 edits."""
+
+import numpy as np
+import pytest
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from sklearn_ed.distances import LevenshteinBound
+from sklearn_ed.distances._halves import HalvesIndex, halves_index
+
+
+def _strings(rng, n, alphabet, longest):
+    return ["".join(rng.choice(alphabet, rng.integers(0, longest + 1))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_every_string_within_the_limit_is_found(depth):
+    """A small alphabet puts thousands of pairs within each limit; unicode
+    letters and empty strings included."""
+    rng = np.random.default_rng(depth)
+    alphabet = list("abcé\u4e00")
+    base = _strings(rng, 1500, alphabet, 14) + ["", "a"]
+    queries = _strings(rng, 150, alphabet, 14) + [""]
+    index = HalvesIndex(base, depth=depth)
+    distances = process.cdist(queries, base, scorer=Levenshtein.distance)
+    lengths = np.array([len(s) for s in base])
+    for limit in range(index.max_distance + 1):
+        found = index.within(queries, np.full(len(queries), limit))
+        n_within = 0
+        for row, (items, bounds) in enumerate(found):
+            within = np.flatnonzero(distances[row] <= limit)
+            n_within += len(within)
+            assert set(within) <= set(items.tolist()), (limit, queries[row])
+            assert np.array_equal(items, np.unique(items))
+            np.testing.assert_array_equal(bounds, np.abs(lengths[items] - len(queries[row])))
+            assert (bounds <= limit).all()
+        assert n_within > 500
+
+
+def test_misspellings_three_to_five_edits_away_find_their_words():
+    from sklearn_ed.datasets import load_misspellings
+
+    pairs = load_misspellings()
+    words = sorted(set(pairs.target))
+    typos = np.asarray(pairs.data)
+    distances = process.cdist(typos[:400], words, scorer=Levenshtein.distance)
+    far = np.flatnonzero(distances.min(axis=1) >= 3)
+    assert len(far) >= 5
+    index = halves_index(words)
+    for limit in (3, 5):
+        found = index.within(typos[far], np.full(len(far), limit))
+        for row, (items, _) in zip(far, found):
+            assert set(np.flatnonzero(distances[row] <= limit)) <= set(items.tolist())
+    # Within 3 edits each half is matched within one: a few hundred words to
+    # verify, of the thousands of a close length.
+    lengths = np.array([len(word) for word in words])
+    close = [(np.abs(lengths - len(typo)) <= 3).sum() for typo in typos[far]]
+    sizes = [len(items) for items, _ in index.within(typos[far], np.full(len(far), 3))]
+    assert np.mean(sizes) < np.mean(close) / 10
+
+
+def test_limits_beyond_the_index_are_refused():
+    with pytest.raises(ValueError, match=r"limits must be in \[0, 3\]"):
+        HalvesIndex(["kitten"], depth=1).within(["kitten"], [4])
+
+
+def test_the_bound_answers_small_limits_from_the_halves_and_larger_ones_by_q_grams():
+    rng = np.random.default_rng(0)
+    base = _strings(rng, 800, list("abcdefgh"), 12)
+    queries = _strings(rng, 60, list("abcdefgh"), 12)
+    distances = process.cdist(queries, base, scorer=Levenshtein.distance)
+    with_halves, without = LevenshteinBound(base, halves=True), LevenshteinBound(base)
+    for limit in (2.0, 5.0, 7.0):
+        limits = np.full(len(queries), limit)
+        for row, ((items, bounds), (plain, _)) in enumerate(
+            zip(with_halves.within(queries, limits), without.within(queries, limits))
+        ):
+            assert set(np.flatnonzero(distances[row] <= limit)) <= set(items.tolist())
+            assert (bounds <= distances[row, items]).all()
+            if limit > 5:  # beyond the halves' reach: the q-gram bound as before
+                np.testing.assert_array_equal(items, plain)
