@@ -28,7 +28,6 @@ from ..utils import (
     qgram_code_base,
     qgram_counts,
 )
-from ._halves import halves_index
 
 
 def _numbered_qgram_keys(strings, alphabet, q):
@@ -98,13 +97,6 @@ class LevenshteinBound(LowerBound):
     q : int, default=None
         Length of the q-grams; ``None``: 2 for alphabets of up to 10
         characters, 3 otherwise (rarer q-grams keep the product sparse).
-    halves : bool, default=False
-        Also index the deletions of the base strings' halves
-        (:class:`~sklearn_ed.distances._halves.HalvesIndex`, when they fit the
-        deletion index's budget): :meth:`within` then answers limits of up to
-        5 edits from it, with the items that may lie within the limit (every
-        one that does) bounded by their length difference, where the q-gram
-        bound of a short string rules out little.
 
     Examples
     --------
@@ -113,7 +105,7 @@ class LevenshteinBound(LowerBound):
     [[0.0, 3.0, 5.0]]
     """
 
-    def __init__(self, base, q=None, halves=False):
+    def __init__(self, base, q=None):
         base = check_strings(base, name="base", allow_empty=True)
         self._alphabet = Alphabet.from_strings(base)
         if q is None:
@@ -126,15 +118,13 @@ class LevenshteinBound(LowerBound):
         self._by_length = np.argsort(self._base_lengths, kind="stable")
         self._sorted_lengths = self._base_lengths[self._by_length]
         self._strings = base
-        self.halves = halves
-        self._halves = halves_index(base) if halves and len(base) else None
 
     def __getstate__(self):
-        # The token table and the halves' index are rebuilt from the strings.
-        return {"q": self.q, "strings": self._strings, "halves": self.halves}
+        # The token table is rebuilt from the strings.
+        return {"q": self.q, "strings": self._strings}
 
     def __setstate__(self, state):
-        self.__init__(list(state["strings"]), q=state["q"], halves=state.get("halves", False))
+        self.__init__(list(state["strings"]), q=state["q"])
 
     def _profiles(self, strings, grow=False):
         """Binary rows of numbered q-grams; tokens unseen in the base are dropped."""
@@ -182,12 +172,11 @@ class LevenshteinBound(LowerBound):
         return np.maximum(qgram_bound, np.abs(query_lengths - base_lengths))
 
     def within(self, queries, limits):
-        """Items that may lie within ``limits[i]`` of query ``i`` (every one that
-        does), each with a lower bound of its distance at most the limit.
+        """Items whose bound is at most ``limits[i]``, without a dense matrix.
 
-        Limits of up to 5 edits are answered from the halves' index when
-        there is one (``halves=True``); the others by the q-gram bound: the
-        items whose bound is at most the limit, without a dense matrix.
+        Items sharing a q-gram with the query come from the sparse product;
+        the others have the bound of zero shared q-grams, a function of their
+        length alone, found by a search in the items sorted by length.
 
         Parameters
         ----------
@@ -201,46 +190,6 @@ class LevenshteinBound(LowerBound):
         found : list of (ndarray of int64, ndarray of float64)
             Item indices (ascending) and their bounds, per query.
         """
-        limits = np.asarray(limits, dtype=np.float64)
-        found = [None] * len(queries)
-        by_halves = self._halves_rows(limits)
-        if by_halves.size:
-            answers = self._halves.within(
-                [queries[row] for row in by_halves], self._qgram_limit(limits[by_halves])
-            )
-            for row, (items, bounds) in zip(by_halves, answers):
-                found[row] = items[bounds <= limits[row]], bounds[bounds <= limits[row]]
-        rest = np.array([row for row, result in enumerate(found) if result is None], dtype=int)
-        answers = self._bounded_within([queries[row] for row in rest], limits[rest])
-        for row, result in zip(rest, answers):
-            found[row] = result
-        return found
-
-    @property
-    def stages(self):
-        """Limits an exact search verifies first, in passes (3 and 4 edits, in
-        this metric's units): each is one cheap lookup of the halves' index, and
-        a query whose k-th neighbor is that near ends there."""
-        if self._halves is None:
-            return ()
-        reach = self._halves.max_distance
-        edits = {limit: self._qgram_limit(limit) for limit in range(1, reach)}
-        return tuple(limit for limit, edit in edits.items() if 3 <= edit < reach)
-
-    def _halves_rows(self, limits):
-        """Rows whose limit the halves' index answers (in Levenshtein edits)."""
-        if self._halves is None:
-            return np.empty(0, dtype=np.int64)
-        edits = self._qgram_limit(limits)
-        return np.flatnonzero(np.isfinite(edits) & (edits <= self._halves.max_distance))
-
-    def _bounded_within(self, queries, limits):
-        """Items whose q-gram bound is at most ``limits[i]``: those sharing a
-        q-gram with the query from the sparse product, the others (bound of zero
-        shared q-grams, a function of the length) by a search in the items
-        sorted by length."""
-        if not len(queries):
-            return []
         shared = self._shared(queries)
         found = []
         for row, (query, limit) in enumerate(zip(queries, limits)):
@@ -299,9 +248,6 @@ class HalvedLevenshteinBound(LevenshteinBound):
         The items bounds are computed against.
     q : int, default=None
         Length of the q-grams, as in :class:`LevenshteinBound`.
-    halves : bool, default=False
-        As in :class:`LevenshteinBound`: a limit ``t`` of this metric is
-        looked up as ``2 t`` Levenshtein edits, so limits up to 2.
 
     Examples
     --------

@@ -92,6 +92,12 @@ class HalvesIndex:
         self._rows, self._deleted = rows[order], deleted[order]
         self._present = np.bincount(self._lengths, minlength=1) > 0
 
+    @property
+    def stages(self):
+        """Limits an exact search verifies first, in passes (3 and 4 edits): a
+        query whose k-th neighbor is that near ends at the cheaper pass."""
+        return tuple(range(3, self.max_distance))
+
     def within(self, queries, limits):
         """Items within Levenshtein distance ``limits[i]`` of query ``i`` (and a few more).
 

@@ -1,13 +1,12 @@
 """Levenshtein (edit) distance between strings, batched through rapidfuzz."""
 
-from functools import partial
-
 import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from ._bounds import LevenshteinBound
 from ._deletions import deletion_index
+from ._halves import halves_index
 from ._registry import Metric
 
 
@@ -60,6 +59,7 @@ LEVENSHTEIN = Metric(
     supports_cutoff=True,
     oracle=levenshtein_oracle,
     paired=levenshtein_paired,
-    lower_bound=partial(LevenshteinBound, halves=True),
+    lower_bound=LevenshteinBound,
     near_lookup=deletion_index,
+    far_lookup=halves_index,
 )

@@ -54,6 +54,14 @@ class Metric:
         ``limits[i] <= depth`` of it (and a lower bound of each item's
         distance). ``exact=True`` answers a query with ``k`` items that close
         from them, without the filter.
+    far_lookup : callable, optional
+        ``far_lookup(base)`` returns ``None`` or an object with an integer
+        ``max_distance``, ``stages`` (limits worth verifying first, in
+        passes) and ``within(queries, limits)`` returning, per query, a
+        superset of the items within ``limits[i] <= max_distance`` and a lower
+        bound of each one's distance, at most the limit. ``exact=True``
+        verifies those instead of what the lower bound keeps, where the bound
+        rules out little (short strings a few edits apart).
     is_metric : bool, default=True
         Whether the distance obeys the triangle inequality (a true metric;
         OSA, the normalized distances and Jaro-Winkler do not).
@@ -70,6 +78,7 @@ class Metric:
     paired: Optional[Callable] = None
     lower_bound: Optional[Callable] = None
     near_lookup: Optional[Callable] = None
+    far_lookup: Optional[Callable] = None
     is_metric: bool = True
     normalized: bool = False
 

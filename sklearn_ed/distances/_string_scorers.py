@@ -52,6 +52,7 @@ from rapidfuzz.distance import (
 
 from ._bounds import HalvedLevenshteinBound, LengthRatioBound, LevenshteinBound, NormalizedBound
 from ._deletions import deletion_index
+from ._halves import halves_index
 from ._levenshtein import levenshtein_oracle
 from ._registry import Metric
 
@@ -250,7 +251,7 @@ def scorer_oracle(x, y, *, scorer):
     return (n + m - 2 * lcs) / (n + m) if n or m else 0.0  # normalized_indel
 
 
-def _string_metric(name, *, lower_bound=None, near_lookup=None):
+def _string_metric(name, *, lower_bound=None, near_lookup=None, far_lookup=None):
     integer_valued = name in SCORERS and SCORERS[name][1] is np.int32
     return Metric(
         name=name,
@@ -262,6 +263,7 @@ def _string_metric(name, *, lower_bound=None, near_lookup=None):
         paired=partial(scorer_paired, scorer=name),
         lower_bound=lower_bound,
         near_lookup=near_lookup,
+        far_lookup=far_lookup,
         # OSA breaks the triangle inequality (CA-AC-ABC: 1 + 1 < 3), and so do
         # the normalized distances, Jaro(-Winkler) and token_set.
         is_metric=name in ("indel", "damerau_levenshtein", "lcsseq"),
@@ -270,14 +272,17 @@ def _string_metric(name, *, lower_bound=None, near_lookup=None):
 
 
 STRING_METRICS = [
-    # Items within Indel d are within Levenshtein d, and the deletion index's
-    # bounds bound Levenshtein: its superset of those holds for Indel too.
+    # Items within Indel d are within Levenshtein d, and the deletion indexes'
+    # bounds bound Levenshtein: their supersets of those hold for Indel too.
     _string_metric(
-        "indel", lower_bound=partial(LevenshteinBound, halves=True), near_lookup=deletion_index
+        "indel",
+        lower_bound=LevenshteinBound,
+        near_lookup=deletion_index,
+        far_lookup=halves_index,
     ),
-    _string_metric("osa", lower_bound=partial(HalvedLevenshteinBound, halves=True)),
-    _string_metric("damerau_levenshtein", lower_bound=partial(HalvedLevenshteinBound, halves=True)),
-    _string_metric("lcsseq", lower_bound=partial(HalvedLevenshteinBound, halves=True)),
+    _string_metric("osa", lower_bound=HalvedLevenshteinBound),
+    _string_metric("damerau_levenshtein", lower_bound=HalvedLevenshteinBound),
+    _string_metric("lcsseq", lower_bound=HalvedLevenshteinBound),
     _string_metric(
         "normalized_levenshtein", lower_bound=partial(NormalizedBound, normalizer="longer")
     ),

@@ -141,6 +141,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
             with_bound=self._needs_bound(X),
             with_near=with_near,
             near_depth=near_depth,
+            with_far=self.exact,
             n_jobs=self.n_jobs,
             processor=self.processor,
         )

@@ -50,6 +50,9 @@ class FittedSearch:
     near_depth : int, default=None
         Depth of the near lookup (edits it answers within); ``None``: the
         metric's own (2 for edit distance), as exact search uses it.
+    with_far : bool, default=False
+        Keep the metric's far lookup as well (exact search): the items
+        within its ``max_distance`` come from it instead of the bound.
     n_jobs : int or None
         Threads of the exact distances.
     processor : str, callable or None, default=None
@@ -67,6 +70,8 @@ class FittedSearch:
         bound is at most its limit, with their bounds.
     near : object or None
         ``near.within(queries, limits)`` for ``limits <= near.depth``.
+    far : object or None
+        ``far.within(queries, limits)`` for ``limits <= far.max_distance``.
     radius_calibration : ndarray of shape (n_radii, 2) or None
         Exact radius and the embedding distance holding its pairs (see
         :mod:`._recall_check`); ``None`` until calibrated.
@@ -83,6 +88,7 @@ class FittedSearch:
         n_jobs,
         processor=None,
         near_depth=None,
+        with_far=False,
     ):
         self.metric = metric
         self.embedder = embedder
@@ -90,12 +96,14 @@ class FittedSearch:
         self.with_bound = with_bound
         self.with_near = with_near
         self.near_depth = near_depth
+        self.with_far = with_far
         self.n_jobs = n_jobs
         self.processor = processor
         self.items = None
         self.index = None
         self.bound = None
         self.near = None
+        self.far = None
         self.radius_calibration = None
 
     # ----------------------------------------------------------------- build
@@ -142,7 +150,7 @@ class FittedSearch:
         items added since, or (``rebuild``) built anew. Each is kept in
         segments, so an append costs in proportion to its own size."""
         if rebuild:
-            self._bound_segments = self._near_segments = None
+            self._bound_segments = self._near_segments = self._far_segments = None
         bound = self.metric.lower_bound if self.with_bound else None
         near = self.metric.near_lookup if self.with_near else None
         if near is not None and self.near_depth is not None:
@@ -150,8 +158,11 @@ class FittedSearch:
         had_near = self._usable(getattr(self, "_near_segments", None))
         self._bound_segments = self._extended(getattr(self, "_bound_segments", None), bound)
         self._near_segments = self._extended(getattr(self, "_near_segments", None), near)
+        far = self.metric.far_lookup if self.with_far else None
+        self._far_segments = self._extended(getattr(self, "_far_segments", None), far)
         self.bound = self._bound_segments if self._usable(self._bound_segments) else None
         self.near = self._near_segments if self._usable(self._near_segments) else None
+        self.far = self._far_segments if self._usable(self._far_segments) else None
         if had_near and self.near is None:
             # A lookup lost as the base grew changes how its queries are answered.
             warnings.warn(
@@ -285,13 +296,25 @@ class FittedSearch:
 
     @property
     def bound_stages(self):
-        """Limits the bound answers cheaply: :func:`verify_bounded` verifies
-        the items within each first, in passes."""
-        return () if self.bound is None else self.bound.stages
+        """Limits the far lookup answers cheaply: :func:`verify_bounded`
+        verifies the items within each first, in passes."""
+        return () if self.far is None else self.far.stages
 
     def within_bound(self, queries, limits):
-        """Per query, the items whose lower bound is at most its limit, with their bounds."""
-        return self.bound.within(queries, limits)
+        """Per query, the items that may lie within its limit (every one that
+        does: from the far lookup up to its reach, else those whose lower
+        bound is at most the limit), each with a lower bound of its distance."""
+        limits = np.asarray(limits, dtype=np.float64)
+        if self.far is None:
+            return self.bound.within(queries, limits)
+        reached = limits <= self.far.max_distance
+        found = [None] * len(queries)
+        for rows, lookup in ((reached, self.far), (~reached, self.bound)):
+            rows = np.flatnonzero(rows)
+            answers = lookup.within(take_items(queries, rows), limits[rows]) if rows.size else []
+            for row, answer in zip(rows, answers):
+                found[row] = answer
+        return found
 
     def embedding_threshold(self, radius, blowup=1.0):
         """Embedding distance within which the items of an exact ``radius`` lie.
@@ -324,14 +347,14 @@ class FittedSearch:
 
     # ---------------------------------------------------------- persistence
     def __getstate__(self):
-        # Declared state: the bound and the near lookup are rebuilt from the items.
+        # Declared state: the bound and the lookups are rebuilt from the items.
         state = dict(vars(self))
-        state["bound"] = state["near"] = None
-        for derived in ("_bound_segments", "_near_segments", "_buffer"):
+        state["bound"] = state["near"] = state["far"] = None
+        for derived in ("_bound_segments", "_near_segments", "_far_segments", "_buffer"):
             state.pop(derived, None)
         return state
 
     def __setstate__(self, state):
-        vars(self).update({"processor": None, "near_depth": None, **state})
+        vars(self).update({"processor": None, "near_depth": None, "with_far": False, **state})
         if self.items is not None:
             self._derive(rebuild=True)

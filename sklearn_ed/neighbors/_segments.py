@@ -43,9 +43,14 @@ class SegmentedLookup:
         return self._segments[0][1].depth
 
     @property
+    def max_distance(self):
+        """The ``max_distance`` of the segments' lookups (a far lookup's largest limit)."""
+        return self._segments[0][1].max_distance
+
+    @property
     def stages(self):
-        """The ``stages`` of the segments' lookups (a bound's cheap limits), if any."""
-        return getattr(self._segments[0][1], "stages", ()) if self._segments else ()
+        """The ``stages`` of the segments' lookups (a far lookup's cheap limits)."""
+        return self._segments[0][1].stages
 
     def extend(self, items):
         """Append the tail of ``items`` (the whole base) that is not indexed yet.

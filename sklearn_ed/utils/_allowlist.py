@@ -112,6 +112,7 @@ FUNCTIONS = _names(
         "_dtw": "dtw_band_pairwise dtw_oracle",
         "_chamfer": "chamfer_pairwise chamfer_oracle chamfer_image_pairwise chamfer_image_oracle",
         "_deletions": "deletion_index",
+        "_halves": "halves_index",
         "_string_scorers": "scorer_pairwise scorer_paired scorer_oracle",
     },
 )

@@ -5,7 +5,6 @@ import pytest
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from sklearn_ed.distances import LevenshteinBound
 from sklearn_ed.distances._halves import HalvesIndex, halves_index
 
 
@@ -64,18 +63,21 @@ def test_limits_beyond_the_index_are_refused():
         HalvesIndex(["kitten"], depth=1).within(["kitten"], [4])
 
 
-def test_the_bound_answers_small_limits_from_the_halves_and_larger_ones_by_q_grams():
-    rng = np.random.default_rng(0)
-    base = _strings(rng, 800, list("abcdefgh"), 12)
-    queries = _strings(rng, 60, list("abcdefgh"), 12)
-    distances = process.cdist(queries, base, scorer=Levenshtein.distance)
-    with_halves, without = LevenshteinBound(base, halves=True), LevenshteinBound(base)
-    for limit in (2.0, 5.0, 7.0):
-        limits = np.full(len(queries), limit)
-        for row, ((items, bounds), (plain, _)) in enumerate(
-            zip(with_halves.within(queries, limits), without.within(queries, limits))
-        ):
-            assert set(np.flatnonzero(distances[row] <= limit)) <= set(items.tolist())
-            assert (bounds <= distances[row, items]).all()
-            if limit > 5:  # beyond the halves' reach: the q-gram bound as before
-                np.testing.assert_array_equal(items, plain)
+def test_exact_search_verifies_the_halves_matches_and_equals_brute_force():
+    from sklearn_ed import FilterRefineNeighbors
+    from sklearn_ed.datasets import load_misspellings
+
+    pairs = load_misspellings()
+    words = sorted(set(pairs.target))
+    typos = np.asarray(pairs.data[:300])
+    search = FilterRefineNeighbors(n_neighbors=3, exact=True, random_state=0).fit(words)
+    assert search.search_.far is not None and search.search_.bound_stages == (3, 4)
+    distances, indices = search.kneighbors(typos)
+    exact = process.cdist(typos, words, scorer=Levenshtein.distance)
+    order = np.lexsort((np.broadcast_to(np.arange(len(words)), exact.shape), exact), axis=1)
+    np.testing.assert_array_equal(indices, order[:, :3])
+    np.testing.assert_array_equal(distances, np.take_along_axis(exact, order[:, :3], axis=1))
+    # Beyond the halves' reach the lower bound answers, as without them.
+    beyond = search.search_.within_bound(typos[:5], np.full(5, 6.0))
+    for (items, _), (expected, _) in zip(beyond, search.search_.bound.within(typos[:5], [6.0] * 5)):
+        np.testing.assert_array_equal(items, expected)
