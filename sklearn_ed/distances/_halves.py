@@ -25,7 +25,6 @@ half of 5 characters), and two length-keyed pieces seldom meet by chance.
 
 import numpy as np
 
-from ..utils import sorted_unique
 from ._deletions import (
     SortedHashes,
     deletion_entries,
@@ -117,8 +116,7 @@ class HalvesIndex:
         if limits.size and (limits.max() > self.max_distance or limits.min() < 0):
             raise ValueError(f"limits must be in [0, {self.max_distance}]")
         pieces, owners = self._pieces(queries, limits)
-        items, query_rows = self._matches(pieces, owners)
-        keys = sorted_unique(query_rows * max(len(self._lengths), 1) + items)
+        keys = self._candidates(*self._matches(pieces, owners), limits)
         query_rows, items = np.divmod(keys, max(len(self._lengths), 1))
         edges = np.searchsorted(query_rows, np.arange(len(limits) + 1))
         query_lengths = np.fromiter(map(len, queries), dtype=np.int64, count=len(queries))
@@ -130,10 +128,10 @@ class HalvesIndex:
 
     def _pieces(self, queries, limits):
         """The query pieces to look up, and per piece ``(query row, whole length,
-        side, deletions allowed)``."""
+        side, deletions allowed, distance of its cut from the centre)``."""
         pieces, owners = [], []
         for row, (query, limit) in enumerate(zip(queries, limits)):
-            allowed = min(int(limit) // 2, self.depth)
+            allowed = _allowed(limit, self.depth)
             n = len(query)
             for length in range(max(0, n - limit), min(n + limit, len(self._present) - 1) + 1):
                 if not self._present[length]:
@@ -142,17 +140,58 @@ class HalvesIndex:
                 for side, centre in ((0, cut), (1, cut + n - length)):
                     for position in range(max(0, centre - allowed), min(n, centre + allowed) + 1):
                         pieces.append(query[:position] if side == 0 else query[position:])
-                        owners.append((row, length, side, allowed))
-        return pieces, np.array(owners, dtype=np.int64).reshape(-1, 4)
+                        owners.append((row, length, side, allowed, abs(position - centre)))
+        return pieces, np.array(owners, dtype=np.int64).reshape(-1, 5)
 
     def _matches(self, pieces, owners):
-        """``(items, query rows)`` of every entry sharing a variant with a piece,
-        both within the piece's deletions allowed."""
+        """``(query rows, items, sides, levels)`` of every entry sharing a
+        variant with a piece, both within the piece's deletions allowed. The
+        level is the most edits a half at that cut and those deletions may
+        take: the larger of the deletions and the cut's distance from the centre."""
         hashes, piece_rows, deleted = deletion_variants(pieces, self.depth)
-        row, length, side, allowed = owners[piece_rows].T
+        row, length, side, allowed, offset = owners[piece_rows].T
         found = deleted <= allowed
         starts, counts = self._keys.runs(_keys(hashes[found], length[found], side[found]))
         entries = expand_ranges(starts, counts)
-        query_rows = np.repeat(row[found], counts)
-        within = self._deleted[entries] <= np.repeat(allowed[found], counts)
-        return self._rows[entries[within]].astype(np.int64), query_rows[within]
+        levels = np.maximum(
+            np.maximum(np.repeat(deleted[found], counts), self._deleted[entries]),
+            np.repeat(offset[found], counts),
+        ).astype(np.int64)
+        within = levels <= np.repeat(allowed[found], counts)
+        return (
+            np.repeat(row[found], counts)[within],
+            self._rows[entries[within]].astype(np.int64),
+            np.repeat(side[found], counts)[within],
+            levels[within],
+        )
+
+    def _candidates(self, query_rows, items, sides, levels, limits):
+        """Sorted ``query row * n_items + item`` of the items whose halves may
+        split the query's limit: with ``a`` the fewest edits a prefix match
+        allows (one more than the deletions looked up when there is none) and
+        ``b`` the same for the suffix, ``a + b <= limit``. A string within the
+        limit splits it as ``a' + b'`` at its alignment's cut, and ``a <= a'``,
+        ``b <= b'``: only the strings matched by both halves at 2 edits each,
+        or by one at a single edit, are kept for 4 edits."""
+        n_items = max(len(self._lengths), 1)
+        # One sort of (query, item, side, level) codes, fewest edits first (levels < 4).
+        coded = np.sort(((query_rows * n_items + items) * 2 + sides) * 4 + levels)
+        keyed, levels = coded // 4, coded % 4
+        first = np.ones(len(keyed), dtype=bool)
+        np.not_equal(keyed[1:], keyed[:-1], out=first[1:])
+        keys, sides = np.divmod(keyed[first], 2)
+        levels = levels[first]
+        new_key = np.ones(len(keys), dtype=bool)
+        np.not_equal(keys[1:], keys[:-1], out=new_key[1:])
+        group = np.cumsum(new_key) - 1
+        keys = keys[new_key]
+        unmatched = _allowed(limits[keys // n_items], self.depth) + 1
+        fewest = np.stack([unmatched, unmatched])
+        fewest[sides, group] = levels
+        return keys[fewest.sum(axis=0) <= limits[keys // n_items]]
+
+
+def _allowed(limit, depth):
+    """Deletions a piece is looked up with for a limit: one of two halves
+    within ``limit`` edits takes at most ``limit // 2``."""
+    return np.minimum(np.asarray(limit) // 2, depth)

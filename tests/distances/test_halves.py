@@ -56,6 +56,13 @@ def test_misspellings_three_to_five_edits_away_find_their_words():
     close = [(np.abs(lengths - len(typo)) <= 3).sum() for typo in typos[far]]
     sizes = [len(items) for items, _ in index.within(typos[far], np.full(len(far), 3))]
     assert np.mean(sizes) < np.mean(close) / 10
+    # Within 4, a string must match both halves within 2 edits or one within
+    # 1: far fewer than either half within 2 (all that 5 edits can keep).
+    size = {
+        limit: np.mean([len(items) for items, _ in index.within(typos[far], [limit] * len(far))])
+        for limit in (4, 5)
+    }
+    assert size[4] < size[5] / 3
 
 
 def test_limits_beyond_the_index_are_refused():
