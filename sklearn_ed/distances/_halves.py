@@ -14,6 +14,13 @@ looked up with the variants of the query's pieces at the cuts each length
 allows, returns every base string within ``t`` (and some more, which the
 caller verifies).
 
+Both halves count: a string whose prefix matches at best within ``a``
+edits (``h + 1`` when it is not matched) and suffix within ``b`` is kept
+only if ``a + b <= t``, since at its alignment's cut the halves take at
+least that many. Within 4 edits a string must then match both halves within
+2, or one within 1, where either half within 2 alone would keep most
+strings of a close length.
+
 This is what an exact search needs for the few queries whose nearest string
 is 3 to 5 edits away (a misspelling nearer no word): the deletion index of
 whole strings answers only up to its depth (2), and the q-gram bound prunes
