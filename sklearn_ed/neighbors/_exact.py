@@ -118,8 +118,8 @@ def verify_bounded(search, queries, distances, indices, candidates, exclude):
     """Exact search: verify, in increasing bound order, every item whose lower
     bound is at most the current k-th distance; returns the counts verified.
 
-    When the bound answers some limits cheaply (``search.bound_stages``: the
-    halves' deletions of short strings, up to 3 and 4 edits), the items
+    When the far lookup answers some limits cheaply (``search.bound_stages``:
+    the halves' deletions of short strings, 3 and 4 edits), the items
     within each such limit below a query's k-th distance are verified first,
     in passes: a k-th distance that falls to the limit of a pass ends the
     query there (everything within it was verified), so only the queries
