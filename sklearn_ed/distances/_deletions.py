@@ -18,7 +18,7 @@ variants sharing a hash could only add an item to verify, never lose one.
 import numpy as np
 from numba import njit
 
-from ..utils import available_memory, to_code_points
+from ..utils import available_memory, run_starts, to_code_points
 
 _BASE = np.uint64(0x100000001B3)
 _LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -169,7 +169,7 @@ class DeletionIndex:
         # The fewest deletions per (query, item): first of each key by (key, needed).
         order = np.lexsort((needed[keep], keys))
         keys, needed = keys[order], needed[keep][order]
-        first = np.concatenate([[True], keys[1:] != keys[:-1]]) if keys.size else keys.astype(bool)
+        first = run_starts(keys)
         keys, needed = keys[first], needed[first].astype(np.int64)
         bounds = np.searchsorted(keys, np.arange(len(limits) + 1) * self.n_items)
         return [

@@ -32,6 +32,7 @@ half of 5 characters), and two length-keyed pieces seldom meet by chance.
 
 import numpy as np
 
+from ..utils import run_starts, tagged_hashes
 from ._deletions import (
     SortedHashes,
     deletion_entries,
@@ -39,9 +40,6 @@ from ._deletions import (
     expand_ranges,
     within_budget,
 )
-
-_SIDE_MIX = np.uint64(0xD6E8FEB86659FD93)
-_LENGTH_MIX = np.uint64(0xA0761D6478BD642F)
 
 
 def halves_index(strings, depth=2):
@@ -51,13 +49,6 @@ def halves_index(strings, depth=2):
     cuts = lengths // 2
     entries = deletion_entries(cuts, depth) + deletion_entries(lengths - cuts, depth)
     return HalvesIndex(strings, depth) if within_budget(entries) else None
-
-
-def _keys(hashes, lengths, sides):
-    """Variant hashes keyed by the length of their whole string and their side."""
-    with np.errstate(over="ignore"):
-        lengths = np.asarray(lengths, dtype=np.uint64)
-        return hashes * _SIDE_MIX + lengths * _LENGTH_MIX + np.asarray(sides, dtype=np.uint64)
 
 
 class HalvesIndex:
@@ -91,7 +82,7 @@ class HalvesIndex:
         parts = []
         for side, pieces in enumerate(sides):
             hashes, rows, deleted = deletion_variants(pieces, depth)
-            parts.append((_keys(hashes, self._lengths[rows], side), rows, deleted))
+            parts.append((tagged_hashes(hashes, self._lengths[rows], side), rows, deleted))
         keys, rows, deleted = (np.concatenate(column) for column in zip(*parts))
         order = np.argsort(keys)
         self._keys = SortedHashes(keys[order])
@@ -158,7 +149,7 @@ class HalvesIndex:
         hashes, piece_rows, deleted = deletion_variants(pieces, self.depth)
         row, length, side, allowed, offset = owners[piece_rows].T
         found = deleted <= allowed
-        starts, counts = self._keys.runs(_keys(hashes[found], length[found], side[found]))
+        starts, counts = self._keys.runs(tagged_hashes(hashes[found], length[found], side[found]))
         entries = expand_ranges(starts, counts)
         levels = np.maximum(
             np.maximum(np.repeat(deleted[found], counts), self._deleted[entries]),
@@ -184,12 +175,10 @@ class HalvesIndex:
         # One sort of (query, item, side, level) codes, fewest edits first (levels < 4).
         coded = np.sort(((query_rows * n_items + items) * 2 + sides) * 4 + levels)
         keyed, levels = coded // 4, coded % 4
-        first = np.ones(len(keyed), dtype=bool)
-        np.not_equal(keyed[1:], keyed[:-1], out=first[1:])
+        first = run_starts(keyed)
         keys, sides = np.divmod(keyed[first], 2)
         levels = levels[first]
-        new_key = np.ones(len(keys), dtype=bool)
-        np.not_equal(keys[1:], keys[:-1], out=new_key[1:])
+        new_key = run_starts(keys)
         group = np.cumsum(new_key) - 1
         keys = keys[new_key]
         unmatched = _allowed(limits[keys // n_items], self.depth) + 1

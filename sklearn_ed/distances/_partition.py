@@ -29,12 +29,10 @@ import numpy as np
 from joblib import effective_n_jobs
 from numba import njit
 
-from ..utils import CodeTable, sorted_unique
+from ..utils import CodeTable, sorted_unique, tagged_hashes
 
 _BASE = np.uint64(0x100000001B3)  # odd: invertible modulo 2**64
 _BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 2**64))
-_LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
-_SEGMENT_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
 # Probe substrings hashed at once: bounds the extra memory of a call.
 PROBE_BLOCK = 2_000_000
 # Raw segment matches expanded at once (before duplicate removal): bounds the
@@ -70,11 +68,6 @@ class _Hashes:
         begin = self.offsets[rows] + starts
         with np.errstate(over="ignore"):
             return (self.prefix[begin + lengths] - self.prefix[begin]) * self.inverse[begin]
-
-
-def _key(hashes, length, segment):
-    with np.errstate(over="ignore"):
-        return hashes * _LENGTH_MIX + np.uint64(length) * _SEGMENT_MIX + np.uint64(segment)
 
 
 def even_segments(length, n_segments):
@@ -124,9 +117,7 @@ class SegmentIndex:
                 members = np.flatnonzero(hashes.lengths == length)
                 if members.size:
                     table = hashes.of(members[:, None], starts[None, :], sizes[None, :])
-                    segment = np.arange(len(starts), dtype=np.uint64)[None, :]
-                    with np.errstate(over="ignore"):
-                        table = _key(table, length, 0) + segment
+                    table = tagged_hashes(table, length, np.arange(len(starts))[None, :])
                     tables.append((members + begin, table))
         self.n_rows = len(strings)
         keys, rows = _rarest(tables)
@@ -343,8 +334,7 @@ def _probe(index, probe_strings, part, plans, self_join):
     keys, key_rows = [], []
     for index_length, plan in plans:
         substring = hashes.of(local, plan[:, 1][None, :], plan[:, 2][None, :])
-        with np.errstate(over="ignore"):
-            plan_keys = _key(substring, index_length, 0) + plan[:, 0].astype(np.uint64)
+        plan_keys = tagged_hashes(substring, index_length, plan[:, 0][None, :])
         keys.append(plan_keys.ravel())
         key_rows.append(np.repeat(np.arange(len(part)), len(plan)))
     keys, key_rows = np.concatenate(keys), np.concatenate(key_rows)

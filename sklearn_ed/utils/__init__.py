@@ -19,6 +19,7 @@ from ._qgrams import (
     qgram_counts,
     qgram_profiles,
     qgram_sample,
+    tagged_hashes,
 )
 from ._segments import segments_absorbed
 from ._strings import (
@@ -36,6 +37,7 @@ from ._threads import default_backend, map_in_threads
 from ._validation import (
     check_distance_matrices,
     check_numeric_objects,
+    run_starts,
     sorted_unique,
     take_items,
 )

@@ -41,6 +41,21 @@ def qgram_profiles(strings, alphabet):
 
 # Odd multiplier of the q-gram hash when exact codes would not fit 64 bits.
 HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+_TAG_LENGTH_MIX = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def tagged_hashes(hashes, lengths, tags):
+    """64-bit hashes of pieces of strings mixed with the length of the whole
+    string and a small tag (a segment's number, a side), arrays broadcast: the
+    keys under which the partition join and the halves' deletions meet. Two
+    keys agree for equal hashes, lengths and tags, and by rare accident
+    otherwise (which only adds a candidate to verify)."""
+    with np.errstate(over="ignore"):
+        return (
+            np.asarray(hashes, dtype=np.uint64) * HASH_MULTIPLIER
+            + np.asarray(lengths, dtype=np.uint64) * _TAG_LENGTH_MIX
+            + np.asarray(tags, dtype=np.uint64)
+        )
 
 
 def qgram_code_base(n_symbols, q):

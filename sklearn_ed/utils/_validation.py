@@ -87,6 +87,19 @@ def sorted_unique(values):
     [1, 2, 3]
     """
     ordered = np.sort(np.asarray(values).ravel())
-    first = np.ones(len(ordered), dtype=bool)
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    return ordered[first]
+    return ordered[run_starts(ordered)]
+
+
+def run_starts(ordered):
+    """Where each run of equal values of a sorted 1-D array starts (a mask).
+
+    Examples
+    --------
+    >>> from sklearn_ed.utils import run_starts
+    >>> run_starts([1, 1, 2, 3, 3]).tolist()
+    [True, False, True, True, False]
+    """
+    ordered = np.asarray(ordered)
+    starts = np.ones(len(ordered), dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    return starts
