@@ -287,6 +287,6 @@ def test_refine_and_grid_search_on_dask_cluster(families):
         with joblib.parallel_config(backend="dask"):
             dask_neighbors = search.kneighbors(strings)
             dask_scores = clone(grid).fit(strings, labels).cv_results_["mean_test_score"]
-        assert len(client.scheduler_info()["workers"]) == 2
+        assert len(client.nthreads()) == 2
     _assert_same(dask_neighbors, local_neighbors)
     np.testing.assert_array_equal(dask_scores, local_scores)

@@ -33,7 +33,7 @@ cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None
 client = Client(cluster)
 print(
     f"{len(bench.base):,} words, {len(bench.query)} misspellings, "
-    f"{len(client.scheduler_info()['workers'])} workers"
+    f"{len(client.nthreads())} workers"
 )
 
 # %%

@@ -60,7 +60,7 @@ class DaskExecutor:
                 "The Dask client of joblib's dask backend is closed; open a Client "
                 "(or leave the parallel_config block) and repeat the call."
             )
-        if not self.client.scheduler_info().get("workers"):
+        if not self.client.nthreads():
             raise RuntimeError(
                 "The Dask cluster of joblib's dask backend has no workers; start "
                 "some (cluster.scale(n)) and repeat the call."

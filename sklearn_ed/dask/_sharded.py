@@ -230,7 +230,10 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
         client = self.client if self.client is not None else get_client()
         if client.status != "running":
             raise RuntimeError("The Dask client is closed; pass a running Client.")
-        if not client.scheduler_info().get("workers"):
+        # Asked of the scheduler: scheduler_info() may return the client's
+        # periodic snapshot, which lists no workers (a running cluster once
+        # failed this check).
+        if not client.nthreads():
             raise RuntimeError(
                 "The Dask cluster has no workers; start some (cluster.scale(n)) and fit again."
             )
@@ -255,7 +258,7 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
             kept = [i for i, size in enumerate(sizes) if size]
             return [parts[i] for i in kept], [sizes[i] for i in kept]
         items = check_items(X, self._input_type, name="X")
-        n_workers = len(client.scheduler_info()["workers"])
+        n_workers = len(client.nthreads())
         n_shards = self.n_shards if self.n_shards is not None else min(n_workers, len(items))
         if n_shards > len(items):
             raise ValueError(

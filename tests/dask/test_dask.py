@@ -80,7 +80,7 @@ def test_each_worker_receives_the_base_once_per_call(reads, cluster):
             sent.append(loopback_bytes() - before)
             np.testing.assert_array_equal(on_dask[0], local[0])
             np.testing.assert_array_equal(on_dask[1], local[1])
-    n_workers = len(client.scheduler_info()["workers"])
+    n_workers = len(client.nthreads())
     # The first call sends the base to each worker, the second finds it there
     # (after the memory manager ran).
     # Shipping the base with each of the 8 tasks would send 8 copies.
