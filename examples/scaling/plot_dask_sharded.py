@@ -32,8 +32,7 @@ bench = load_spell_benchmark(n_base=50_000, n_query=500, n_train=10)
 cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
 client = Client(cluster)
 print(
-    f"{len(bench.base):,} words, {len(bench.query)} misspellings, "
-    f"{len(client.nthreads())} workers"
+    f"{len(bench.base):,} words, {len(bench.query)} misspellings, {len(client.nthreads())} workers"
 )
 
 # %%

@@ -55,48 +55,57 @@ def _drop_known(within, rows, skip, exclude, n_items):
 
 
 def answer_near(search, queries, k, exclude):
-    """Queries answered by the bound alone: ``rows, (distances, indices), n_verified``.
+    """Queries answered by the near lookup alone: ``rows, (distances, indices), n_verified``.
 
     The metric's near lookup (symmetric deletions for short strings) returns
-    every item within its depth of a query. Verifying those: a query with at
-    least ``k`` of them within the depth has its exact top-k among them
-    (every item as near as its k-th is there, ties included), with no filter.
+    a superset of the items within a limit of a query. A query with ``k``
+    verified items within the limit has its exact top-k among them (every
+    item as near as its k-th is there, ties included), with no filter. The
+    limits grow one edit per pass, and each pass verifies only the items the
+    earlier ones did not: most misspellings have a word one edit away, and
+    stop before the many items two deletions reach.
     """
-    none = np.empty(0, dtype=np.int64)
-    unanswered = none, (np.empty((0, k)), np.empty((0, k), dtype=np.int64)), none
-    if search.near is None:
-        return unanswered
-    radius = search.near.depth
-    near = [items for items, _ in search.near.within(queries, np.full(len(queries), radius))]
-    if exclude is not None:
-        near = [items[items != exclude[row]] for row, items in enumerate(near)]
-    sizes = np.array([len(items) for items in near], dtype=np.int64)
-    answered = [
-        _top_k_within(search, queries, rows, [near[row] for row in rows], k, radius)
-        for rows in _size_tiers(sizes, at_least=k)
-    ]
-    rows = np.concatenate([none, *(rows for rows, _, _ in answered)])
-    distances = np.concatenate([np.empty((0, k)), *(found for _, found, _ in answered)])
-    indices = np.concatenate([np.empty((0, k), np.int64), *(found for _, _, found in answered)])
-    return rows, (distances, indices), sizes[rows]
+    n_queries, depth, n_items = len(queries), search.near.depth, search.n_items
+    distances = np.full((n_queries, k), np.inf)
+    indices = np.full((n_queries, k), -1, dtype=np.int64)
+    verified = np.zeros(n_queries, dtype=np.int64)
+    answered = [np.empty(0, dtype=np.int64)]
+    pending, known = np.arange(n_queries), [np.empty(0, dtype=np.int64)] * n_queries
+    for radius in range(1, depth + 1):
+        found = search.near.within(take_items(queries, pending), np.full(len(pending), radius))
+        batch_exclude = None if exclude is None else np.asarray(exclude)[pending]
+        found = _drop_known(found, np.arange(len(pending)), _padded(known), batch_exclude, n_items)
+        new = [items for items, _ in found]
+        sizes = np.array([len(items) for items in new], dtype=np.int64)
+        # Fewer than k items so far cannot answer at this radius: verified later.
+        ready = sizes + np.array([len(items) for items in known], dtype=np.int64) >= k
+        for rows in _size_tiers(np.where(ready, sizes, 0)):
+            # Cut off at the depth, not the radius: later passes keep these.
+            items = [new[row] for row in rows]
+            _merge_exact(search, queries, pending[rows], items, distances, indices, most=depth)
+            verified[pending[rows]] += sizes[rows]
+        done = distances[pending, -1] <= radius
+        answered.append(pending[done])
+        # Queries with too many items to verify together go to the filter.
+        going_on = np.flatnonzero(~done & (sizes <= _TOGETHER_WIDTH))
+        known = [
+            np.concatenate([known[row], new[row]]) if ready[row] else known[row] for row in going_on
+        ]
+        pending = pending[going_on]
+        if not pending.size:
+            break
+    rows = np.sort(np.concatenate(answered))
+    return rows, (distances[rows], indices[rows]), verified[rows]
 
 
-def _size_tiers(sizes, at_least=1):
-    """Rows with ``at_least`` to 256 items, and with up to ``_TOGETHER_WIDTH``: one
+def _size_tiers(sizes):
+    """Rows with 1 to 256 items, and with up to ``_TOGETHER_WIDTH``: one
     batched call each (short rows all pair by pair, long ones query by query)."""
     tiers = [
-        np.flatnonzero((sizes >= max(at_least, 1)) & (sizes <= _VERIFY_BLOCK)),
-        np.flatnonzero((sizes > max(_VERIFY_BLOCK, at_least - 1)) & (sizes <= _TOGETHER_WIDTH)),
+        np.flatnonzero((sizes >= 1) & (sizes <= _VERIFY_BLOCK)),
+        np.flatnonzero((sizes > _VERIFY_BLOCK) & (sizes <= _TOGETHER_WIDTH)),
     ]
     return [rows for rows in tiers if rows.size]
-
-
-def _top_k_within(search, queries, rows, items, k, radius):
-    """The rows whose k nearest of ``items`` are within ``radius``, and those."""
-    block, exact = _exact_to_lists(search, queries, rows, items, np.full(len(rows), float(radius)))
-    distances, indices = (part[:, :k] for part in sort_rows(exact, block))
-    answered = np.isfinite(distances[:, -1])
-    return rows[answered], distances[answered], indices[answered]
 
 
 def _exact_to_lists(search, queries, rows, items, cutoffs):
@@ -108,22 +117,27 @@ def _exact_to_lists(search, queries, rows, items, cutoffs):
 
 def _padded(lists):
     """Rows of item indices, padded with -1 (an empty slot: distance inf)."""
-    block = np.full((len(lists), max(len(items) for items in lists)), -1, dtype=np.int64)
+    width = max((len(items) for items in lists), default=0)
+    block = np.full((len(lists), width), -1, dtype=np.int64)
     for position, items in enumerate(lists):
         block[position, : len(items)] = items
     return block
 
 
-def verify_bounded(search, queries, distances, indices, candidates, exclude):
+def verify_bounded(search, queries, distances, indices, candidates, exclude, filtered=None):
     """Exact search: verify, in increasing bound order, every item whose lower
     bound is at most the current k-th distance; returns the counts verified.
 
-    When the far lookup answers some limits cheaply (``search.bound_stages``:
-    the halves' deletions of short strings, 3 and 4 edits), the items
-    within each such limit below a query's k-th distance are verified first,
-    in passes: a k-th distance that falls to the limit of a pass ends the
-    query there (everything within it was verified), so only the queries
-    whose neighbors are truly far pay for a larger limit.
+    ``distances``, ``indices`` are the top-k of the filter's ``candidates``
+    (verified already). When the far lookup answers some limits cheaply
+    (``search.bound_stages``: the halves' deletions of short strings, 3 and
+    4 edits), the items within each such limit below a query's k-th
+    distance are verified first, in passes: a k-th distance that falls to
+    the limit of a pass ends the query there (everything within it was
+    verified), so only the queries whose neighbors are truly far pay for a
+    larger limit. ``filtered(rows)``, when given, returns the candidates of
+    those queries: the filter then runs only for the queries the passes
+    leave, before the last, unbounded one.
     """
     distances, indices = distances.copy(), indices.copy()
     verified = np.zeros(len(queries), dtype=np.int64)
@@ -131,10 +145,17 @@ def verify_bounded(search, queries, distances, indices, candidates, exclude):
     pending, known = np.arange(len(queries)), candidates
     for stage in (*search.bound_stages, np.inf):
         batch = take_items(queries, pending)
-        limits = np.minimum(distances[pending, -1], stage)
         batch_exclude = None if exclude is None else np.asarray(exclude)[pending]
-        bounded = bounded_items(search, batch, limits, batch_exclude, known)
         found = distances[pending], indices[pending]
+        if stage == np.inf and filtered is not None:
+            # A finite k-th distance first: the last pass's limit is that.
+            filter_candidates = filtered(pending)
+            lists = [(row[row >= 0], np.zeros((row >= 0).sum())) for row in filter_candidates]
+            lists = _drop_known(lists, np.arange(len(pending)), known, None, search.n_items)
+            verified[pending] += _verify_lists(search, batch, lists, *found)
+            known = np.concatenate([known, filter_candidates], axis=1)
+        limits = np.minimum(found[0][:, -1], stage)
+        bounded = bounded_items(search, batch, limits, batch_exclude, known)
         verified[pending] += _verify_lists(search, batch, bounded, *found)
         distances[pending], indices[pending] = found
         further = np.flatnonzero(distances[pending, -1] > limits)
@@ -160,9 +181,7 @@ def _verify_lists(search, queries, bounded, distances, indices):
     verified = np.zeros(len(queries), dtype=np.int64)
     sizes = np.array([len(items) for items, _ in bounded], dtype=np.int64)
     for rows in _size_tiers(sizes):
-        _verify_together(
-            search, queries, rows, [bounded[row][0] for row in rows], distances, indices
-        )
+        _merge_exact(search, queries, rows, [bounded[row][0] for row in rows], distances, indices)
         verified[rows] = sizes[rows]
     long_rows = np.flatnonzero(sizes > _TOGETHER_WIDTH)
 
@@ -175,9 +194,11 @@ def _verify_lists(search, queries, bounded, distances, indices):
     return verified
 
 
-def _verify_together(search, queries, rows, items, distances, indices):
-    """Merge the exact distances of ``items[i]`` into the top-k of query ``rows[i]``, in place."""
-    block, exact = _exact_to_lists(search, queries, rows, items, distances[rows, -1])
+def _merge_exact(search, queries, rows, items, distances, indices, most=np.inf):
+    """Merge the exact distances of ``items[i]`` into the top-k of query ``rows[i]``,
+    in place; distances beyond the k-th or ``most`` are not computed."""
+    cutoffs = np.minimum(distances[rows, -1], most)
+    block, exact = _exact_to_lists(search, queries, rows, items, cutoffs)
     merged_dist, merged_ind = sort_rows(
         np.concatenate([distances[rows], exact], axis=1),
         np.concatenate([indices[rows], block], axis=1),

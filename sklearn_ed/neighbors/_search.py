@@ -263,12 +263,23 @@ class FittedSearch:
         if rest.size:
             batch = take_items(queries, rest)
             batch_exclude = None if exclude is None else exclude[rest]
-            candidates = self.candidates(batch, n_candidates, batch_exclude)
-            found = self.refine(batch, candidates, n_neighbors)
-            counts[rest] = (candidates >= 0).sum(axis=1)
-            if exact:
-                found, extra = verify_bounded(self, batch, *found, candidates, batch_exclude)
-                counts[rest] += extra
+
+            def filtered(rows):
+                rows_exclude = None if batch_exclude is None else batch_exclude[rows]
+                return self.candidates(take_items(batch, rows), n_candidates, rows_exclude)
+
+            if exact and self.bound_stages:
+                # The passes answer most of these without the filter.
+                found, counts[rest] = verify_bounded(
+                    self, batch, *_unverified(len(rest), n_neighbors), batch_exclude, filtered
+                )
+            else:
+                candidates = filtered(np.arange(len(rest)))
+                found = self.refine(batch, candidates, n_neighbors)
+                counts[rest] = (candidates >= 0).sum(axis=1)
+                if exact:
+                    found, extra = verify_bounded(self, batch, *found, candidates, batch_exclude)
+                    counts[rest] += extra
             distances[rest], indices[rest] = found
         return (distances, indices), counts
 
@@ -358,3 +369,9 @@ class FittedSearch:
         vars(self).update({"processor": None, "near_depth": None, "with_far": False, **state})
         if self.items is not None:
             self._derive(rebuild=True)
+
+
+def _unverified(n_queries, k):
+    """An empty top-k per query (``inf`` distances, ``-1`` items) and no candidates."""
+    distances = np.full((n_queries, k), np.inf)
+    return distances, np.full((n_queries, k), -1, np.int64), np.empty((n_queries, 0), np.int64)

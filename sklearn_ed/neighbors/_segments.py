@@ -76,6 +76,8 @@ class SegmentedLookup:
 
     def within(self, queries, limits):
         """Per query, the ascending item indices of every segment and their values."""
+        if len(self._segments) == 1 and self._segments[0][0] == 0:
+            return self._segments[0][1].within(queries, limits)
         per_segment = [(start, lookup.within(queries, limits)) for start, lookup in self._segments]
         found = []
         for row in range(len(queries)):

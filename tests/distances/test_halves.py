@@ -1,5 +1,7 @@
 """The halves' deletion index returns every string within up to 5 edits."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from rapidfuzz import process
@@ -79,11 +81,21 @@ def test_exact_search_verifies_the_halves_matches_and_equals_brute_force():
     typos = np.asarray(pairs.data[:300])
     search = FilterRefineNeighbors(n_neighbors=3, exact=True, random_state=0).fit(words)
     assert search.search_.far is not None and search.search_.bound_stages == (3, 4)
-    distances, indices = search.kneighbors(typos)
+    filtered = []
+    candidates = search.search_.candidates
+
+    def counted(queries, *args, **kwargs):
+        filtered.append(len(queries))
+        return candidates(queries, *args, **kwargs)
+
+    with mock.patch.object(search.search_, "candidates", counted):
+        distances, indices = search.kneighbors(typos)
     exact = process.cdist(typos, words, scorer=Levenshtein.distance)
     order = np.lexsort((np.broadcast_to(np.arange(len(words)), exact.shape), exact), axis=1)
     np.testing.assert_array_equal(indices, order[:, :3])
     np.testing.assert_array_equal(distances, np.take_along_axis(exact, order[:, :3], axis=1))
+    # The filter runs only for the queries the passes at 3 and 4 edits leave.
+    assert sum(filtered) == (distances[:, -1] > 4).sum() > 0
     # Beyond the halves' reach the lower bound answers, as without them.
     beyond = search.search_.within_bound(typos[:5], np.full(5, 6.0))
     for (items, _), (expected, _) in zip(beyond, search.search_.bound.within(typos[:5], [6.0] * 5)):

@@ -143,6 +143,40 @@ def test_exact_nearest_word_of_misspellings_verifies_few_items():
     assert np.median(verified) < 50
 
 
+@pytest.mark.parametrize("k", [1, 3, 6])
+@pytest.mark.parametrize("self_queries", [False, True])
+def test_near_lookup_passes_answer_like_brute_force(k, self_queries):
+    """The near lookup answers, one edit per pass, every query whose k-th
+    neighbor is within its depth, exactly (ties by index, the query itself
+    excluded); a query answered at one edit leaves the items two deletions
+    reach unverified."""
+    rng = np.random.default_rng(k)
+    letters = "abcde"
+    words = list(dict.fromkeys(random_strings(600, (3, 7), alphabet=letters, seed=k)))
+    search = FilterRefineNeighbors(
+        QGramEmbedder(), n_neighbors=k, n_candidates=k, exact=True, check_recall=False
+    ).fit(words)
+    if self_queries:
+        queries, exclude = words, np.arange(len(words))
+    else:
+        queries = [mutate(word, int(rng.integers(1, 3)), rng, letters) for word in words[::3]]
+        exclude = None
+    rows, (distances, indices), verified = answer_near(
+        search.search_, check_strings(queries), k, exclude
+    )
+    expected_distances, expected_indices = brute_force(queries, words, k, self_queries)
+    kth = expected_distances[:, -1]
+    np.testing.assert_array_equal(rows, np.flatnonzero(kth <= 2))
+    assert (kth[rows] == 1).any() and (kth[rows] == 2).any()
+    np.testing.assert_array_equal(distances, expected_distances[rows])
+    np.testing.assert_array_equal(indices, expected_indices[rows])
+    first_pass = rows[kth[rows] <= 1]
+    two_deletions = search.search_.near.within(
+        [queries[row] for row in first_pass], np.full(len(first_pass), 2)
+    )
+    assert verified[kth[rows] <= 1].sum() < 0.5 * sum(len(items) for items, _ in two_deletions)
+
+
 def brute_force(queries, base, k, exclude_self=False):
     exact = pairwise_distances(queries, base).astype(np.float64)
     if exclude_self:
