@@ -23,6 +23,7 @@ import numpy as np
 from ._bag import bag_bound_within, character_counts, limit_table
 from ._pairwise import pairwise_distances_within
 from ._partition import partition_candidates
+from ._prefix_bound import PrefixBound
 from ._registry import get_metric
 
 _EPSILON = 1e-9
@@ -85,27 +86,40 @@ def join_blocks(left, right, metric, threshold, *, method, n_jobs=None):
 
 
 def _brute_join(left, right, metric, threshold, n_jobs):
+    spec = get_metric(metric)
     other = left if right is None else right
+    prefix = None
+    if PrefixBound.applies(spec):
+        bound = levenshtein_bound(spec, threshold)
+        prefix = PrefixBound(spec, bound, left, other, n_jobs)
     block = max(BRUTE_BLOCK_ROWS, BRUTE_BLOCK_CELLS // max(len(other), 1))
     for begin in range(0, len(left), block):
-        stop = min(begin + block, len(left))
         # A self-join compares a row only with the rows after it.
         first = begin + 1 if right is None else 0
         if first >= len(other):
             break
-        rows, columns, distances = pairwise_distances_within(
-            left[begin:stop],
-            other[first:],
-            metric,
-            limits=threshold,
-            n_jobs=n_jobs,
-            check_input=False,
-        )
-        rows, columns = rows + begin, columns + first
-        if right is None:
-            keep = columns > rows
-            rows, columns, distances = rows[keep], columns[keep], distances[keep]
-        yield rows, columns, distances
+        rows = np.arange(begin, min(begin + block, len(left)))
+        bounded = rows[:0] if prefix is None else prefix.rows(rows)
+        if bounded.size:
+            pair_rows, columns = prefix.candidates(left, bounded, first)
+            if right is None:
+                pair_rows, columns = pair_rows[columns > pair_rows], columns[columns > pair_rows]
+            yield _verified(spec, left, other, pair_rows, columns, threshold, n_jobs)
+            rows = np.setdiff1d(rows, bounded)
+        if rows.size:
+            yield _compared(spec, left, other, rows, first, threshold, n_jobs, right is None)
+
+
+def _compared(spec, left, other, rows, first, threshold, n_jobs, self_join):
+    """Pairs within ``threshold`` of ``left[rows]`` and ``other[first:]``, every pair compared."""
+    pair_rows, columns, distances = pairwise_distances_within(
+        left[rows], other[first:], spec, limits=threshold, n_jobs=n_jobs, check_input=False
+    )
+    pair_rows, columns = rows[pair_rows], columns + first
+    if self_join:
+        keep = columns > pair_rows
+        pair_rows, columns, distances = pair_rows[keep], columns[keep], distances[keep]
+    return pair_rows, columns, distances
 
 
 def _partition_join(left, right, metric, threshold, n_jobs):

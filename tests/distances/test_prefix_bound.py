@@ -1,0 +1,122 @@
+"""The brute-force join through the 64-character prefix bound finds every pair."""
+
+import numpy as np
+import pytest
+from rapidfuzz import process
+from rapidfuzz.distance import Indel, Levenshtein
+
+import sklearn_ed.distances._join as join_module
+from sklearn_ed.distances._prefix_bound import SIMD_WIDTH, PrefixBound
+
+SCORERS = {
+    "levenshtein": Levenshtein.distance,
+    "indel": Indel.distance,
+    "normalized_levenshtein": Levenshtein.normalized_distance,
+    "normalized_indel": Indel.normalized_distance,
+}
+THRESHOLDS = {
+    "levenshtein": [4, 12],
+    "indel": [6, 20],
+    "normalized_levenshtein": [0.1, 0.3],
+    "normalized_indel": [0.15, 0.34],
+}
+
+
+def _edited(string, n_edits, rng, tail_only):
+    """``string`` with ``n_edits`` edits, anywhere or all past the 64th
+    character: there the prefix sees none of them and its bound is tightest."""
+    letters = list(string)
+    for _ in range(n_edits):
+        low = min(SIMD_WIDTH, len(letters)) if tail_only else 0
+        where = int(rng.integers(low, len(letters) + 1))
+        kind = rng.integers(3)
+        if kind == 0 and where < len(letters):
+            letters[where] = str(rng.choice(list("xyzé")))
+        elif kind == 1 and where < len(letters):
+            del letters[where]
+        else:
+            letters.insert(where, str(rng.choice(list("xyzé"))))
+    return "".join(letters)
+
+
+@pytest.fixture(scope="module")
+def records():
+    """Families of near duplicates of 40 to 110 characters (across 64 and
+    ``LONGEST``), edited anywhere or only in their tails."""
+    rng = np.random.default_rng(0)
+    letters = list("abcdefgh ")
+    seeds = ["".join(rng.choice(letters, rng.integers(40, 110))) for _ in range(30)]
+    left = [
+        _edited(seed, int(rng.integers(0, 8)), rng, tail_only=bool(copy % 2))
+        for seed in seeds
+        for copy in range(4)
+    ]
+    right = [_edited(seed, int(rng.integers(0, 6)), rng, False) for seed in seeds[::2]]
+    return np.array(left, dtype=object), np.array(right, dtype=object)
+
+
+def _expected(left, right, metric, threshold):
+    matrix = process.cdist(left, left if right is None else right, scorer=SCORERS[metric])
+    rows, columns = np.nonzero(matrix <= threshold + 1e-12)
+    if right is None:
+        rows, columns = rows[rows < columns], columns[rows < columns]
+    return sorted(zip(rows.tolist(), columns.tolist()))
+
+
+def _joined(left, right, metric, threshold):
+    blocks = join_module.join_blocks(left, right, metric, threshold, method="brute")
+    return sorted(pair for rows, columns, _ in blocks for pair in zip(rows, columns))
+
+
+@pytest.mark.parametrize("metric", sorted(THRESHOLDS))
+@pytest.mark.parametrize("self_join", [True, False], ids=["self", "two-lists"])
+def test_brute_join_through_the_prefix_bound_equals_brute_force(
+    records, metric, self_join, monkeypatch
+):
+    left, right = records
+    right = None if self_join else right
+    monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 2_000)
+    monkeypatch.setattr(join_module, "BRUTE_BLOCK_ROWS", 1)
+    bounded = []
+    candidates = PrefixBound.candidates
+
+    def recorded(self, left, rows, first):
+        found = candidates(self, left, rows, first)
+        bounded.append((len(rows), len(found[0])))
+        return found
+
+    monkeypatch.setattr(PrefixBound, "candidates", recorded)
+    for threshold in THRESHOLDS[metric]:
+        bounded.clear()
+        expected = _expected(left, right, metric, threshold)
+        assert len(expected) >= 15
+        assert _joined(left, right, metric, threshold) == expected
+        # The bound ran, and at the tighter threshold ruled out most pairs.
+        assert bounded
+    assert sum(kept for _, kept in bounded) < 10 * len(expected)
+
+
+def test_a_bound_that_prunes_little_stops_after_one_block(records, monkeypatch):
+    left, _ = records
+    monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 2_000)
+    monkeypatch.setattr(join_module, "BRUTE_BLOCK_ROWS", 1)
+    calls = []
+    candidates = PrefixBound.candidates
+    monkeypatch.setattr(
+        PrefixBound,
+        "candidates",
+        lambda self, *args: calls.append(args) or candidates(self, *args),
+    )
+    # Within 0.9 of their lengths almost every pair qualifies: one block tries the bound.
+    assert _joined(left, None, "normalized_indel", 0.9) == _expected(
+        left, None, "normalized_indel", 0.9
+    )
+    assert len(calls) == 1
+
+
+def test_the_bound_is_for_levenshtein_and_indel_only():
+    from sklearn_ed.distances import get_metric
+
+    assert PrefixBound.applies(get_metric("normalized_indel"))
+    assert not PrefixBound.applies(get_metric("osa"))
+    assert not PrefixBound.applies(get_metric("jaro_winkler"))
