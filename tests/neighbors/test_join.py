@@ -13,6 +13,7 @@ from rapidfuzz.distance import (
 )
 
 import sklearn_ed.distances._join as join_module
+import sklearn_ed.distances._prefix_bound as prefix_module
 import sklearn_ed.neighbors._join as public_join
 from sklearn_ed import FilterRefineNeighbors, iter_similarity_join, similarity_join
 
@@ -139,11 +140,20 @@ def test_blocks_bound_the_memory_of_a_call(sides, monkeypatch):
         calls.append(len(X) * len(Y))
         return real(X, Y, *args, **kwargs)
 
+    def recording_bound(distance, prefixes, other, cutoffs):
+        bound_calls.append(len(prefixes) * len(other))
+        return real_bound(distance, prefixes, other, cutoffs)
+
+    bound_calls, real_bound = [], prefix_module._pairwise_block
     monkeypatch.setattr(join_module, "pairwise_distances_within", recording)
+    monkeypatch.setattr(prefix_module, "_pairwise_block", recording_bound)
     monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 400)
     monkeypatch.setattr(join_module, "BRUTE_BLOCK_ROWS", 1)
     blocks = list(iter_similarity_join(left, threshold=2, method="brute"))
-    assert len(blocks) > 10 and max(calls) <= 400 + len(left)
+    # Both ways of comparing a block (through the prefix bound, and directly
+    # once it stopped pruning) hold at most a block of distances.
+    assert len(blocks) > 10 and calls and bound_calls
+    assert max(calls + bound_calls) <= 400 + len(left)
     monkeypatch.setattr("sklearn_ed.distances._partition.PROBE_BLOCK", 50)
     monkeypatch.setattr("sklearn_ed.distances._partition.STRING_BLOCK", 7)
     for method, found in (("brute", blocks), ("partition", None)):
