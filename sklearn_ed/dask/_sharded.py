@@ -8,6 +8,7 @@ local top-k with exact distances and global indices, and a tree of pairwise
 merges gives the global top-k, ties broken by index as in one process.
 """
 
+import threading
 from numbers import Integral
 
 import numpy as np
@@ -435,16 +436,19 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
 
     def _result(self, future):
         """The merged answer; :class:`_ShardsLost`, not a hang, when shards are gone."""
-        while True:
-            try:
-                return future.result(timeout=_POLL_SECONDS)
-            except TimeoutError:
-                # Dask rebuilds a lost shard of a Dask collection from its
-                # partition; a scattered partition is only rebuilt by us.
-                if self._scattered_base and any(
-                    part.status != "finished" for part in self._partition_futures
-                ):
-                    raise _ShardsLost("a scattered partition was lost with its worker") from None
+        # Waited for on a thread event, not with future.result(timeout=...):
+        # distributed's timed result raised UnboundLocalError when the answer
+        # came as the timeout fired (asyncio.wait_for's race, in CI).
+        finished = threading.Event()
+        future.add_done_callback(lambda _: finished.set())
+        while not finished.wait(_POLL_SECONDS):
+            # Dask rebuilds a lost shard of a Dask collection from its
+            # partition; a scattered partition is only rebuilt by us.
+            if self._scattered_base and any(
+                part.status != "finished" for part in self._partition_futures
+            ):
+                raise _ShardsLost("a scattered partition was lost with its worker")
+        return future.result()
 
     def _search_dask(self, X, k):
         import dask.array as da
