@@ -101,9 +101,8 @@ def _brute_join(left, right, metric, threshold, n_jobs):
         rows = np.arange(begin, min(begin + block, len(left)))
         bounded = rows[:0] if prefix is None else prefix.rows(rows)
         if bounded.size:
-            pair_rows, columns = prefix.candidates(left, bounded, first)
-            if right is None:
-                pair_rows, columns = pair_rows[columns > pair_rows], columns[columns > pair_rows]
+            pairs = prefix.candidates(left, bounded, first)
+            pair_rows, columns = _upper(*pairs) if right is None else pairs
             yield _verified(spec, left, other, pair_rows, columns, threshold, n_jobs)
             rows = np.setdiff1d(rows, bounded)
         if rows.size:
@@ -115,11 +114,14 @@ def _compared(spec, left, other, rows, first, threshold, n_jobs, self_join):
     pair_rows, columns, distances = pairwise_distances_within(
         left[rows], other[first:], spec, limits=threshold, n_jobs=n_jobs, check_input=False
     )
-    pair_rows, columns = rows[pair_rows], columns + first
-    if self_join:
-        keep = columns > pair_rows
-        pair_rows, columns, distances = pair_rows[keep], columns[keep], distances[keep]
-    return pair_rows, columns, distances
+    pairs = rows[pair_rows], columns + first, distances
+    return _upper(*pairs) if self_join else pairs
+
+
+def _upper(rows, columns, *values):
+    """The pairs of a self-join's block with ``rows < columns`` (each pair once, no self-pair)."""
+    keep = columns > rows
+    return (rows[keep], columns[keep], *(value[keep] for value in values))
 
 
 def _partition_join(left, right, metric, threshold, n_jobs):

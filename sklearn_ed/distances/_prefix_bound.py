@@ -2,7 +2,7 @@
 
 rapidfuzz compares a string of at most 64 characters with many others
 several at once (its SIMD path, one machine word per pattern); a longer
-string takes a slower, blocked path, some five times dearer per pair on
+string takes a slower, blocked path, about three times dearer per pair on
 person records of about 70 characters. For a distance where deleting a
 character costs one and the triangle inequality holds (Levenshtein, Indel),
 ``d(a[:64], a) = len(a) - 64``, so

@@ -66,8 +66,7 @@ def answer_near(search, queries, k, exclude):
     stop before the many items two deletions reach.
     """
     n_queries, depth, n_items = len(queries), search.near.depth, search.n_items
-    distances = np.full((n_queries, k), np.inf)
-    indices = np.full((n_queries, k), -1, dtype=np.int64)
+    distances, indices = empty_top_k(n_queries, k)
     verified = np.zeros(n_queries, dtype=np.int64)
     answered = [np.empty(0, dtype=np.int64)]
     pending, known = np.arange(n_queries), [np.empty(0, dtype=np.int64)] * n_queries
@@ -96,6 +95,11 @@ def answer_near(search, queries, k, exclude):
             break
     rows = np.sort(np.concatenate(answered))
     return rows, (distances[rows], indices[rows]), verified[rows]
+
+
+def empty_top_k(n_queries, k):
+    """A top-k per query with no item yet: ``inf`` distances, ``-1`` indices."""
+    return np.full((n_queries, k), np.inf), np.full((n_queries, k), -1, dtype=np.int64)
 
 
 def _size_tiers(sizes):

@@ -24,7 +24,7 @@ from ..distances import candidate_distances, ragged_candidate_distances
 from ..index import embed_for_index, embedding_spec, make_index, sort_by_value
 from ..utils import apply_processor, check_items, take_items
 from ._batching import FIT_BATCH_SIZE, appended_items, batches, short_strings
-from ._exact import answer_near, bounded_items, verify_bounded
+from ._exact import answer_near, bounded_items, empty_top_k, verify_bounded
 from ._segments import SegmentedLookup
 
 
@@ -270,8 +270,12 @@ class FittedSearch:
 
             if exact and self.bound_stages:
                 # The passes answer most of these without the filter.
+                none_yet = (
+                    *empty_top_k(len(rest), n_neighbors),
+                    np.empty((len(rest), 0), np.int64),
+                )
                 found, counts[rest] = verify_bounded(
-                    self, batch, *_unverified(len(rest), n_neighbors), batch_exclude, filtered
+                    self, batch, *none_yet, batch_exclude, filtered
                 )
             else:
                 candidates = filtered(np.arange(len(rest)))
@@ -369,9 +373,3 @@ class FittedSearch:
         vars(self).update({"processor": None, "near_depth": None, "with_far": False, **state})
         if self.items is not None:
             self._derive(rebuild=True)
-
-
-def _unverified(n_queries, k):
-    """An empty top-k per query (``inf`` distances, ``-1`` items) and no candidates."""
-    distances = np.full((n_queries, k), np.inf)
-    return distances, np.full((n_queries, k), -1, np.int64), np.empty((n_queries, 0), np.int64)
