@@ -7,12 +7,29 @@ from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..distances import available_metrics, declare_metric_input
-from ..neighbors import concatenated_pairs, iter_similarity_join
-from ..utils import PROCESSORS, apply_processor, check_items
-from ._grouping import LINKAGES, adjacency, group
+from ..distances import available_metrics, declare_metric_input, distinct_within
+from ..neighbors import (
+    check_output_size,
+    concatenated_pairs,
+    join_prepared,
+    prepared_join,
+    reachable_limit,
+)
+from ..utils import PROCESSORS, check_items, require_pandas
+from ._grouping import (
+    LINKAGES,
+    Components,
+    adjacency,
+    copies_pairs_count,
+    grouped_stars,
+    numbered,
+)
 
 STRING_METRICS = available_metrics("strings")
+STREAMING_ADVICE = (
+    "linkage='connected' groups the pairs as they are found, in memory of the strings "
+    "alone (its groups chain: A~B and B~C put A with C); or lower the threshold."
+)
 
 
 class StringDeduplicator(ClusterMixin, BaseEstimator):
@@ -28,7 +45,8 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
     threshold : float, default=None
         Largest distance between a member and its group's representative
         (with ``linkage="complete"``: between any two members), in the
-        metric's unit.
+        metric's unit; a pair exactly at it is kept, and ``float("inf")``
+        keeps every pair.
     min_similarity : float, default=None
         Instead of ``threshold``, for a normalized metric: the smallest
         ``1 - distance`` (rapidfuzz's ``score_cutoff=85`` is 0.85).
@@ -42,7 +60,11 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         group and takes its unassigned neighbors, and so on.
         ``"complete"``: a neighbor joins only if it is within the threshold
         of every member. ``"connected"``: connected components of the near
-        pairs, which chain (A~B and B~C group A with C).
+        pairs, which chain (A~B and B~C group A with C); merged as the pairs
+        are found, it holds none of them. The other two hold every pair of
+        distinct strings, and ``fit`` refuses (``MemoryError``, before the
+        join starts) when a sample says they would not fit in memory.
+        Copies of a string are grouped together without their pairs.
     method : {"auto", "partition", "brute"}, default="auto"
         How the join finds the pairs (:func:`~sklearn_ed.similarity_join`).
     n_jobs : int, default=None
@@ -84,7 +106,7 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
     )
 
     _parameter_constraints: dict = {
-        "threshold": [Interval(Real, 0, None, closed="left"), None],
+        "threshold": [Interval(Real, 0, None, closed="both"), None],
         "min_similarity": [Interval(Real, 0, 1, closed="both"), None],
         "metric": [StrOptions(set(STRING_METRICS))],
         "processor": [StrOptions(set(PROCESSORS)), callable, None],
@@ -127,8 +149,8 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         -------
         self : StringDeduplicator
         """
-        strings = self._prepared(X)
-        self.labels_, self.representatives_, self.n_pairs_ = self._grouped(strings)
+        strings, spec, limit = self._prepared(X)
+        self.labels_, self.representatives_, self.n_pairs_ = self._grouped(strings, spec, limit)
         self.group_sizes_ = np.bincount(self.labels_)
         self.n_groups_ = len(self.representatives_)
         self.representative_strings_ = strings[self.representatives_]
@@ -168,17 +190,19 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         labels : ndarray of int64 of shape (n_queries,)
         """
         check_is_fitted(self)
-        strings = self._prepared(X)
+        strings, spec, limit = self._prepared(X)
         labels = np.full(len(strings), -1, dtype=np.int64)
+        representatives = self.representative_strings_
+        limit = reachable_limit(limit, strings, representatives)
         rows, groups, distances = concatenated_pairs(
-            self._join(strings, self.representative_strings_)
+            join_prepared(strings, representatives, spec, limit, self.method, self.n_jobs)
         )
         order = np.lexsort((groups, distances, rows))
         matched, first = np.unique(rows[order], return_index=True)
         labels[matched] = groups[order][first]
         new = np.flatnonzero(labels < 0)
         if new.size:
-            new_labels, _, _ = self._grouped(strings[new])
+            new_labels, _, _ = self._grouped(strings[new], spec, limit)
             labels[new] = self.n_groups_ + new_labels
         return labels
 
@@ -196,34 +220,63 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         frame : pandas.DataFrame
             Columns ``group``, ``size`` and ``representative``.
         """
-        import pandas as pd
-
+        pd = require_pandas("StringDeduplicator.groups_frame")
         check_is_fitted(self)
-        shown = self.representative_strings_ if X is None else np.asarray(X)[self.representatives_]
+        # check_items keeps each string as written (np.asarray would make
+        # fixed-width text and drop trailing NULs).
+        shown = self.representative_strings_
+        if X is not None:
+            X = check_items(X, "strings", name="X")
+            if len(X) != len(self.labels_):
+                raise ValueError(
+                    f"X holds {len(X)} strings; groups_frame shows the {len(self.labels_)} "
+                    "strings fit was given."
+                )
+            shown = X[self.representatives_]
         frame = pd.DataFrame(
             {"group": np.arange(self.n_groups_), "size": self.group_sizes_, "representative": shown}
         )
         return frame.sort_values(["size", "group"], ascending=[False, True], ignore_index=True)
 
     def _prepared(self, X):
-        return apply_processor(self.processor, check_items(X, "strings", name="X"), name="X")
-
-    def _join(self, left, right=None):
-        return iter_similarity_join(
-            left,
-            right,
-            threshold=self.threshold,
-            min_similarity=self.min_similarity,
-            metric=self.metric,
-            method=self.method,
-            n_jobs=self.n_jobs,
+        """The strings validated and processed once, the metric and the largest
+        distance kept."""
+        spec, limit, strings, _ = prepared_join(
+            X, None, self.threshold, self.min_similarity, self.metric, self.processor, ("X",)
         )
+        return strings, spec, limit
 
-    def _grouped(self, strings):
-        rows, columns, distances = concatenated_pairs(self._join(strings))
-        graph = adjacency(len(strings), rows, columns, distances)
-        labels, representatives = group(graph, self.linkage)
-        return labels, representatives, len(rows)
+    def _grouped(self, strings, spec, limit):
+        """``(labels, representatives, n_pairs)`` of the rows of ``strings``.
+
+        Copies of a string are one node of the grouping (see ``_grouping``):
+        only the distinct strings are joined.
+        """
+        distinct = distinct_within(strings, spec, limit)
+        nodes, copies = distinct.strings, distinct.counts
+        if self.linkage != "connected":
+            check_output_size(
+                nodes,
+                None,
+                spec,
+                limit,
+                what=f"Grouping with linkage={self.linkage!r}",
+                advice=STREAMING_ADVICE,
+            )
+        blocks = join_prepared(nodes, None, spec, limit, self.method, self.n_jobs)
+        if self.linkage == "connected":
+            components = Components(copies)
+            for rows, columns, _ in blocks:
+                components.add(rows, columns)
+            owner, n_pairs = components.owners(), components.n_pairs
+        else:
+            rows, columns, distances = concatenated_pairs(blocks)
+            graph = adjacency(len(nodes), rows, columns, distances)
+            owner = grouped_stars(graph, copies, complete=self.linkage == "complete")
+            n_pairs = int(np.dot(copies[rows], copies[columns]))
+        first_rows = distinct.rows[distinct.starts[:-1]]
+        labels, representatives = numbered(first_rows[owner][distinct.codes])
+        return labels, representatives, n_pairs + copies_pairs_count(copies)
 
     def __sklearn_tags__(self):
         return declare_metric_input(super().__sklearn_tags__(), self.metric)

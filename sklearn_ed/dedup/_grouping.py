@@ -11,52 +11,82 @@
 - ``"connected"``: connected components of the pairs (A~B and B~C put A and
   C together whatever their distance): only when asked for.
 
+The pairs are those of distinct strings (nodes), each standing for its
+copies (``copies``), which are pairs of one another: a node's neighbors
+count its copies, and a group takes a node's copies together. This gives
+the groups the rows themselves would give (copies are alike in every
+comparison), with no pair of copies held. ``"connected"`` needs no pair held
+at all: it merges the pairs' components block by block (union-find).
+
 Labels number the groups by their first row, so the output does not depend
 on how the pairs were found.
 """
 
 import numpy as np
+from numba import njit
 from scipy import sparse
-from scipy.sparse.csgraph import connected_components
 
 LINKAGES = ("representative", "complete", "connected")
 
 
-def adjacency(n_items, rows, columns, distances):
+def adjacency(n_nodes, rows, columns, distances):
     """Symmetric CSR matrix of the pairs (distances stored as value + 1: 0 is no pair)."""
     values = np.asarray(distances, dtype=np.float64) + 1.0
-    graph = sparse.coo_matrix((values, (rows, columns)), shape=(n_items, n_items))
+    graph = sparse.coo_matrix((values, (rows, columns)), shape=(n_nodes, n_nodes))
     return (graph + graph.T).tocsr()
 
 
-def group(graph, linkage):
-    """``(labels, representatives)``: a group per row, and each group's representative row."""
-    if linkage == "connected":
-        _, components = connected_components(graph, directed=False)
-        owner = _by_degree(graph, components)
-    else:
-        owner = _stars(graph, complete=linkage == "complete")
-    return _numbered(owner)
+def grouped_stars(graph, copies, complete):
+    """The owner node of each node: representative or complete linkage."""
+    degrees = copies - 1 + graph.astype(bool).astype(np.int64) @ copies
+    return _stars(graph, _degree_order(degrees), complete)
 
 
-def _degree_order(graph):
-    degrees = np.diff(graph.indptr)
-    return np.lexsort((np.arange(graph.shape[0]), -degrees))
+class Components:
+    """Connected components of pairs given block by block, and each node's
+    neighbors counted with their copies, in memory of the nodes alone."""
+
+    def __init__(self, copies):
+        self.copies = copies
+        self.parent = np.arange(len(copies), dtype=np.int64)
+        self.degrees = copies - 1
+        self.n_pairs = 0
+
+    def add(self, rows, columns):
+        """Merge the components of a block of pairs."""
+        n_nodes = len(self.copies)
+        self.degrees = self.degrees + np.bincount(
+            rows, weights=self.copies[columns], minlength=n_nodes
+        ).astype(np.int64)
+        self.degrees += np.bincount(columns, weights=self.copies[rows], minlength=n_nodes).astype(
+            np.int64
+        )
+        self.n_pairs += int(np.dot(self.copies[rows], self.copies[columns]))
+        _union(self.parent, np.asarray(rows, np.int64), np.asarray(columns, np.int64))
+
+    def owners(self):
+        """The owner node of each node: its component's node with the most
+        neighbors (then the first)."""
+        roots = _roots(self.parent)
+        owner = np.full(len(roots), -1, dtype=np.int64)
+        for node in _degree_order(self.degrees):
+            if owner[roots[node]] < 0:
+                owner[roots[node]] = node
+        return owner[roots]
 
 
-def _by_degree(graph, components):
-    """Each component's representative: its member with the most neighbors."""
+def copies_pairs_count(copies):
+    """Pairs among the copies of each node."""
+    return int((copies * (copies - 1) // 2).sum())
+
+
+def _degree_order(degrees):
+    return np.lexsort((np.arange(len(degrees)), -degrees))
+
+
+def _stars(graph, order, complete):
     owner = np.full(graph.shape[0], -1, dtype=np.int64)
-    for row in _degree_order(graph):
-        label = components[row]
-        if owner[label] < 0:
-            owner[label] = row
-    return owner[components]
-
-
-def _stars(graph, complete):
-    owner = np.full(graph.shape[0], -1, dtype=np.int64)
-    for row in _degree_order(graph):
+    for row in order:
         if owner[row] >= 0:
             continue
         owner[row] = row
@@ -79,11 +109,35 @@ def _near_all(graph, row, members):
     return np.isin(members, graph.indices[start:stop]).all() if len(members) > 1 else True
 
 
-def _numbered(owner):
+def numbered(owner_rows):
     """Labels 0, 1, ... in order of each group's first row; representatives by label."""
-    representatives, first_rows = np.unique(owner, return_index=True)
+    representatives, first_rows = np.unique(owner_rows, return_index=True)
     by_first = np.argsort(first_rows, kind="stable")
     label_of = np.empty(len(representatives), dtype=np.int64)
     label_of[by_first] = np.arange(len(representatives))
-    labels = label_of[np.searchsorted(representatives, owner)]
+    labels = label_of[np.searchsorted(representatives, owner_rows)]
     return labels, representatives[by_first]
+
+
+@njit(cache=True, nogil=True)
+def _root(parent, node):
+    while parent[node] != node:
+        parent[node] = parent[parent[node]]  # path halving
+        node = parent[node]
+    return node
+
+
+@njit(cache=True, nogil=True)
+def _union(parent, rows, columns):
+    for i in range(len(rows)):
+        a, b = _root(parent, rows[i]), _root(parent, columns[i])
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+
+
+@njit(cache=True, nogil=True)
+def _roots(parent):
+    roots = np.empty(len(parent), dtype=np.int64)
+    for node in range(len(parent)):
+        roots[node] = _root(parent, node)
+    return roots

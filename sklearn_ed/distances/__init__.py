@@ -18,6 +18,7 @@ from ._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
 # The developer interface of sibling subpackages (not in __all__).
 from ._deletions import DeletionIndex, deletion_index, deletion_index_bytes
 from ._dispatch import CLUSTER_EXECUTORS, chunk_payload
+from ._distinct import Distinct, distinct_within
 from ._dtw import DTW, make_dtw_metric
 from ._dtw_bounds import DTWBound
 from ._euclidean import EUCLIDEAN

@@ -21,6 +21,7 @@ Jaro, Jaro-Winkler and Hamming have no such bound here: they are joined by
 import numpy as np
 
 from ._bag import bag_bound_within, character_counts, limit_table
+from ._distinct import Distinct, copies_pairs, expanded_pairs, self_distances
 from ._pairwise import pairwise_distances_within
 from ._partition import partition_candidates
 from ._prefix_bound import PrefixBound
@@ -78,11 +79,32 @@ def join_blocks(left, right, metric, threshold, *, method, n_jobs=None):
     ``right=None`` is a self-join: each pair once with ``left_rows <
     right_rows``, no pair of an item with itself. Within a block pairs are
     sorted by left then right row; blocks come in no particular order.
+    Repeated strings are compared once (:mod:`._distinct`), so copies cost
+    blocks of pairs, not comparisons or memory.
     """
+    spec = get_metric(metric)
+    distinct_left = Distinct(left)
+    distinct_right = None if right is None else Distinct(right)
+    if not distinct_left.repeated and (right is None or not distinct_right.repeated):
+        yield from _distinct_join(left, right, metric, threshold, method, n_jobs)
+        return
+    blocks = _distinct_join(
+        distinct_left.strings,
+        None if right is None else distinct_right.strings,
+        metric,
+        threshold,
+        method,
+        n_jobs,
+    )
+    yield from expanded_pairs(blocks, distinct_left, distinct_right)
+    if right is None:
+        yield from copies_pairs(distinct_left, self_distances(spec, distinct_left), threshold)
+
+
+def _distinct_join(left, right, metric, threshold, method, n_jobs):
     if method == "partition":
-        yield from _partition_join(left, right, metric, threshold, n_jobs)
-    else:
-        yield from _brute_join(left, right, metric, threshold, n_jobs)
+        return _partition_join(left, right, metric, threshold, n_jobs)
+    return _brute_join(left, right, metric, threshold, n_jobs)
 
 
 def _brute_join(left, right, metric, threshold, n_jobs):

@@ -24,6 +24,7 @@ cannot be cut; their pairs are left to the caller (``short`` in
 
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -282,14 +283,26 @@ def partition_candidates(
     uncut = [length for length, n_segments in counts.items() if length < n_segments + DROPPED]
     short = np.flatnonzero(np.isin(index_lengths, uncut))
 
+    def expanded(matches, rows):
+        pairs = matches.pairs(rows)
+        return pair_filter(*pairs) if pair_filter else pairs
+
     def probed(task):
         part, plans = task
-        found = _probe(index, probe_strings, part, plans, self_join)
-        return [pair_filter(*pairs) if pair_filter else pairs for pairs in found]
+        matches = _Matches(index, probe_strings, part, plans, self_join)
+        groups = _row_groups(matches.per_row(), MATCH_BLOCK)
+        return expanded(matches, groups[0]), matches, groups[1:]
 
-    tasks = _tasks(index, probe_lengths, bound)
-    blocks = (pairs for found in _in_threads(probed, tasks, n_jobs) for pairs in found)
-    return short, blocks
+    def blocks():
+        # A task holds one group of candidates when it is handed over; the
+        # rest of its groups (a segment common to many rows) are expanded by
+        # a pool of their own, as many at once as there are threads.
+        tasks = _tasks(index, probe_lengths, bound)
+        for first, matches, rest in _in_threads(probed, tasks, n_jobs):
+            yield first
+            yield from _in_threads(partial(expanded, matches), rest, n_jobs)
+
+    return short, blocks()
 
 
 def _tasks(index, probe_lengths, bound):
@@ -327,25 +340,37 @@ def _in_threads(function, tasks, n_jobs):
             yield pending.popleft().result()
 
 
-def _probe(index, probe_strings, part, plans, self_join):
-    """The candidate pairs of the probe rows ``part``, in groups of bounded size."""
-    hashes = _Hashes([probe_strings[i] for i in part])
-    local = np.arange(len(part))[:, None]
-    keys, key_rows = [], []
-    for index_length, plan in plans:
-        substring = hashes.of(local, plan[:, 1][None, :], plan[:, 2][None, :])
-        plan_keys = tagged_hashes(substring, index_length, plan[:, 0][None, :])
-        keys.append(plan_keys.ravel())
-        key_rows.append(np.repeat(np.arange(len(part)), len(plan)))
-    keys, key_rows = np.concatenate(keys), np.concatenate(key_rows)
-    low, counts = index.match_ranges(keys, part[key_rows] if self_join else None)
-    # Probe rows in groups whose raw matches fit MATCH_BLOCK: a common
-    # segment cannot make one block (and its duplicate removal) unbounded.
-    per_row = np.bincount(key_rows, weights=counts, minlength=len(part))
-    for group in _row_groups(per_row, MATCH_BLOCK):
-        chosen = np.flatnonzero((key_rows >= group.start) & (key_rows < group.stop))
-        pairs = sorted_unique(index.pair_codes(low[chosen], counts[chosen], part[key_rows[chosen]]))
-        yield pairs // index.n_rows, pairs % index.n_rows
+class _Matches:
+    """The indexed rows matched by the window substrings of the probe rows ``part``."""
+
+    def __init__(self, index, probe_strings, part, plans, self_join):
+        hashes = _Hashes([probe_strings[i] for i in part])
+        local = np.arange(len(part))[:, None]
+        keys, key_rows = [], []
+        for index_length, plan in plans:
+            substring = hashes.of(local, plan[:, 1][None, :], plan[:, 2][None, :])
+            plan_keys = tagged_hashes(substring, index_length, plan[:, 0][None, :])
+            keys.append(plan_keys.ravel())
+            key_rows.append(np.repeat(np.arange(len(part)), len(plan)))
+        self.index, self.part = index, part
+        self.key_rows = np.concatenate(key_rows)
+        below = part[self.key_rows] if self_join else None
+        self.low, self.counts = index.match_ranges(np.concatenate(keys), below)
+
+    def per_row(self):
+        """Raw matches of each probe row."""
+        return np.bincount(self.key_rows, weights=self.counts, minlength=len(self.part))
+
+    def pairs(self, rows):
+        """``(probe_rows, index_rows)`` of the probe rows in the range ``rows``,
+        each pair once: the raw matches are expanded only for these rows, so
+        groups of rows whose matches fit MATCH_BLOCK bound what a common
+        segment can take."""
+        chosen = np.flatnonzero((self.key_rows >= rows.start) & (self.key_rows < rows.stop))
+        probe_rows = self.part[self.key_rows[chosen]]
+        codes = self.index.pair_codes(self.low[chosen], self.counts[chosen], probe_rows)
+        pairs = sorted_unique(codes)
+        return pairs // self.index.n_rows, pairs % self.index.n_rows
 
 
 def _row_groups(per_row, budget):

@@ -12,6 +12,11 @@ from typing import Callable, Optional
 import numpy as np
 
 INPUT_TYPES = ("strings", "vectors", "objects")
+# How far a normalized scorer's floating-point arithmetic can put a distance
+# from its exact value (a few operations on values of at most 1): a pair
+# exactly at a threshold (a token_set score of 85 at 0.15, an Indel ratio of
+# 6/7 at min_similarity=6/7) computes up to this much beyond it.
+ROUNDING_SLACK = 4 * np.finfo(np.float64).eps
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,20 @@ class Metric:
     def __post_init__(self):
         if self.input_type not in INPUT_TYPES:
             raise ValueError(f"input_type must be one of {INPUT_TYPES}, got {self.input_type!r}.")
+
+    def limit(self, threshold):
+        """The largest computed distance that ``threshold`` keeps.
+
+        The threshold itself; for a normalized metric widened by the
+        rounding of its scorer (``ROUNDING_SLACK``, 8.9e-16), so that every
+        pair whose exact distance is the threshold is kept, as rapidfuzz's
+        ``score_cutoff`` keeps it. A pair beyond the threshold by less than
+        that is kept as well; normalized distances of strings under a million
+        characters never lie that close to one another unless equal, so only a
+        threshold given to 15 digits can tell.
+        """
+        threshold = float(threshold)
+        return threshold + ROUNDING_SLACK if self.normalized else threshold
 
 
 _REGISTRY = {}

@@ -96,7 +96,9 @@ def _scored(batched, X, Y, score_cutoff, scorer, workers):
             dtype=np.float64,
             workers=workers,
         )
-        return 1.0 - scores / 100.0
+        # (100 - score) / 100, not 1 - score / 100: a score of 85 is then a
+        # distance of 0.15 as the user writes it, not 0.15000000000000002.
+        return (100.0 - scores) / 100.0
     function, dtype = SCORERS[scorer]
     cutoff = _in_range(score_cutoff, dtype)
     return batched(X, Y, scorer=function, score_cutoff=cutoff, dtype=dtype, workers=workers)
@@ -228,7 +230,7 @@ def _token_set_distance(x, y):
     if shared_length:
         scores.append(_percent(with_x - shared_length, shared_length + with_x))
         scores.append(_percent(with_y - shared_length, shared_length + with_y))
-    return 1.0 - max(scores) / 100.0
+    return (100.0 - max(scores)) / 100.0
 
 
 def scorer_oracle(x, y, *, scorer):

@@ -3,9 +3,13 @@
 from ._classification import FilterRefineClassifier
 from ._graph import FilterRefineTransformer
 from ._join import (
+    check_output_size,
     concatenated_pairs,
     distance_threshold,
     iter_similarity_join,
+    join_prepared,
+    prepared_join,
+    reachable_limit,
     similarity_join,
 )
 from ._regression import FilterRefineRegressor

@@ -127,6 +127,13 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
         self._fit_n_candidates()
         return self
 
+    @property
+    def _seed(self):
+        """``random_state``, where None is a fixed seed: fits of the same data
+        then give the same candidate count and answers, as scikit-learn's
+        KNeighbors estimators do."""
+        return 0 if self.random_state is None else self.random_state
+
     def _build_search(self, X, embedder, *, with_near=False, near_depth=None, show_progress=False):
         """Fit ``embedder`` on ``X`` and build the :class:`FittedSearch` of ``X``."""
         search = FittedSearch(
@@ -135,7 +142,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
             {
                 "algorithm": self.filter_algorithm,
                 "params": self.index_params,
-                "random_state": self.random_state,
+                "random_state": self._seed,
                 "n_jobs": self.n_jobs,
             },
             with_bound=self._needs_bound(X),
@@ -214,7 +221,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
                 k,
                 fixed or 0,
                 progress,
-                random_state=self.random_state,
+                random_state=self._seed,
                 radius=self._calibrated_radius(),
                 all_ties=self._needs_all_ties(),
             )
@@ -339,7 +346,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
     def _make_embedder(self, X):
         if self.embedder is None or (isinstance(self.embedder, str) and self.embedder == "auto"):
             return choose_embedder(
-                X, self._metric_spec, self.filter_algorithm, self.n_jobs, self.random_state
+                X, self._metric_spec, self.filter_algorithm, self.n_jobs, self._seed
             )
         return clone(self.embedder)
 

@@ -56,7 +56,10 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     n_jobs : int, default=None
         Parallel jobs of the refine step.
     random_state : int, RandomState instance or None, default=None
-        Seeds the default embedder and NNDescent.
+        Seeds the default embedder, the recall check's sample, the radius
+        calibration and NNDescent. None is a fixed seed (0): two fits of the
+        same data choose the same ``n_candidates_`` and answer alike, as
+        scikit-learn's KNeighbors estimators do; pass an int for other draws.
     verbose : int, default=0
         Progress bars (tqdm) for embedding, the recall check and queries,
         and a line per fit stage; 0 is silent.

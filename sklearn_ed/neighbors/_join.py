@@ -16,18 +16,23 @@ from ..distances import (
     levenshtein_bound,
     pairwise_distances_within,
 )
-from ..utils import apply_processor, available_memory, check_items
+from ..utils import apply_processor, available_memory, check_items, require_pandas
 from ._filter_join import check_pair_recall, filter_join
 from ._state_lock import reads_fitted_state
 
 JOIN_METHODS = ("auto", "partition", "brute", "filter")
-# Bytes of one output pair: two int64 rows and a float64 distance.
-_PAIR_BYTES = 24
+# Peak bytes of a join per pair it returns (pairs of 24 bytes: two int64 rows
+# and a float64 distance), allowed for: the blocks, their concatenation and
+# the sort by rows (measured: 72 bytes for 584,170 pairs of 6,000 strings, 85
+# for the deduplicator's graph of them; 182 for 133,357 pairs, with the
+# join's fixed costs).
+JOIN_BYTES_PER_PAIR = 8 * 24
 _SAMPLE_LEFT, _SAMPLE_RIGHT = 300, 3000
 
 
 def distance_threshold(spec, threshold, min_similarity):
-    """The largest distance kept, from a threshold in the metric's unit or a similarity."""
+    """The largest computed distance kept (:meth:`Metric.limit`), from a threshold
+    in the metric's unit or a similarity."""
     if (threshold is None) == (min_similarity is None):
         raise ValueError("Give exactly one of threshold= (a distance) or min_similarity=.")
     if min_similarity is not None:
@@ -38,11 +43,17 @@ def distance_threshold(spec, threshold, min_similarity):
                 "'normalized_indel', or a threshold= in edits."
             )
         _check_real(min_similarity, "min_similarity", 0.0, 1.0)
-        # Rounded, so that a similarity of exactly 0.8 stays in at min_similarity=0.8.
-        return round(1.0 - float(min_similarity), 12)
+        return spec.limit(1.0 - float(min_similarity))
     upper = 1.0 if spec.normalized else np.inf
     _check_real(threshold, "threshold", 0.0, upper)
-    return float(threshold)
+    if spec.integer_valued and 0 < threshold < 1:
+        raise ValueError(
+            f"threshold={threshold!r} with metric={spec.name!r}, whose distances are whole "
+            "edits, would keep only equal strings. For a share of the length use "
+            "metric='normalized_levenshtein' or 'normalized_indel' (min_similarity=0.85 "
+            "is threshold=0.15)."
+        )
+    return spec.limit(threshold)
 
 
 def _check_real(value, name, low, high):
@@ -51,8 +62,29 @@ def _check_real(value, name, low, high):
         raise ValueError(f"{name} must be a number in {unit}, got {value!r}.")
 
 
+def prepared_join(
+    left, right, threshold, min_similarity, metric, processor, names=("left", "right")
+):
+    """``(spec, limit, left, right)``: the sides validated and processed once, and
+    the threshold as the largest distance kept, at most the largest possible.
+    ``names`` name the sides in the errors."""
+    spec = get_metric(metric)
+    limit = distance_threshold(spec, threshold, min_similarity)
+    left = _prepared(left, processor, names[0], spec)
+    right = None if right is None else _prepared(right, processor, names[1], spec)
+    return spec, reachable_limit(limit, left, right), left, right
+
+
 def _prepared(strings, processor, name, spec):
     return apply_processor(processor, check_items(strings, spec.input_type, name=name), name=name)
+
+
+def reachable_limit(limit, left, right):
+    """``limit``, or the largest distance two of the strings can have if it is less:
+    no string metric exceeds the sum of the two lengths, so a larger threshold
+    (``inf``, ``1e300``) keeps every pair without overflowing an integer."""
+    longest = max(map(len, left)) + max(map(len, left if right is None else right))
+    return min(limit, float(longest))
 
 
 def iter_similarity_join(
@@ -92,15 +124,14 @@ def iter_similarity_join(
     >>> [(i.tolist(), j.tolist()) for i, j, _ in blocks if len(i)]
     [([0], [2])]
     """
-    spec = get_metric(metric)
-    limit = distance_threshold(spec, threshold, min_similarity)
-    left = _prepared(left, processor, "left", spec)
-    right = None if right is None else _prepared(right, processor, "right", spec)
-    yield from _join(left, right, spec, limit, method, n_jobs)
+    spec, limit, left, right = prepared_join(
+        left, right, threshold, min_similarity, metric, processor
+    )
+    yield from join_prepared(left, right, spec, limit, method, n_jobs)
 
 
-def _join(left, right, spec, limit, method, n_jobs):
-    """The blocks of pairs of two prepared sides, by the method asked for."""
+def join_prepared(left, right, spec, limit, method, n_jobs):
+    """The blocks of pairs of two prepared sides within ``limit``, by the method asked for."""
     if method not in JOIN_METHODS:
         raise ValueError(f"method must be one of {JOIN_METHODS}, got {method!r}.")
     if method == "filter":
@@ -169,7 +200,9 @@ def similarity_join(
         never a string with itself).
     threshold : float, default=None
         Largest distance kept, in the metric's unit: edits for
-        ``"levenshtein"``, a share in [0, 1] for the normalized metrics.
+        ``"levenshtein"``, a share in [0, 1] for the normalized metrics. A
+        pair exactly at it is kept (as by rapidfuzz's ``score_cutoff``);
+        ``float("inf")`` keeps every pair.
     min_similarity : float, default=None
         Instead of ``threshold``, for a normalized metric: smallest similarity
         ``1 - distance`` kept. rapidfuzz's ``fuzz.ratio(a, b,
@@ -209,8 +242,9 @@ def similarity_join(
         A threshold outside its unit's range, ``min_similarity`` with a
         metric that is not normalized, an empty side.
     MemoryError
-        Before any work, when a sample says the output would not fit in
-        memory; :func:`iter_similarity_join` streams it instead.
+        Before any work, when a sample says the pairs would not fit in
+        memory at the join's peak (192 bytes a pair);
+        :func:`iter_similarity_join` streams them instead.
 
     Examples
     --------
@@ -226,28 +260,17 @@ def similarity_join(
     1     0      2  0.052632
     2     1      2  0.000000
     """
-    spec = get_metric(metric)
-    _check_output_size(left, right, spec, distance_threshold(spec, threshold, min_similarity))
-    blocks = list(
-        iter_similarity_join(
-            left,
-            right,
-            threshold=threshold,
-            min_similarity=min_similarity,
-            metric=spec,
-            processor=processor,
-            method=method,
-            n_jobs=n_jobs,
-        )
+    spec, limit, left, right = prepared_join(
+        left, right, threshold, min_similarity, metric, processor
     )
-    return _output(blocks, as_frame)
+    check_output_size(left, right, spec, limit)
+    return _output(join_prepared(left, right, spec, limit, method, n_jobs), as_frame)
 
 
 def _output(blocks, as_frame):
     pairs = concatenated_pairs(blocks)
     if as_frame:
-        import pandas as pd
-
+        pd = require_pandas("as_frame=True")
         return pd.DataFrame(dict(zip(("left", "right", "distance"), pairs)))
     return pairs
 
@@ -262,11 +285,15 @@ def concatenated_pairs(blocks):
     return left[order].astype(np.int64), right[order].astype(np.int64), distance[order]
 
 
-def _check_output_size(left, right, spec, limit):
-    """Refuse a join whose pairs, estimated on a sample, would not fit in memory."""
+def check_output_size(
+    left, right, spec, limit, *, bytes_per_pair=JOIN_BYTES_PER_PAIR, what="The join", advice=None
+):
+    """Refuse, before any work, a join whose pairs (their count estimated on a
+    sample) would take more than the free memory at ``bytes_per_pair``."""
     available = available_memory()
     n_left, n_right = len(left), len(left if right is None else right)
-    if available is None or n_left * n_right * _PAIR_BYTES <= available / 2:
+    n_pairs = n_left * n_right * (0.5 if right is None else 1.0)
+    if available is None or n_pairs * bytes_per_pair <= available:
         return
     rng = np.random.default_rng(0)
     sample_left = rng.choice(n_left, min(n_left, _SAMPLE_LEFT), replace=False)
@@ -278,13 +305,13 @@ def _check_output_size(left, right, spec, limit):
         spec,
         limits=limit,
     )
-    share = len(rows) / (len(sample_left) * len(sample_right))
-    expected = share * n_left * n_right * (0.5 if right is None else 1.0) * _PAIR_BYTES
-    if expected > available / 2:
+    expected = len(rows) / (len(sample_left) * len(sample_right)) * n_pairs
+    if expected * bytes_per_pair > available:
         raise MemoryError(
-            f"The join would return about {expected / 2**30:.1f} GiB of pairs (estimated on "
-            f"a sample), more than half the {available / 2**30:.1f} GiB of free memory. "
-            "Lower the threshold, or stream the pairs with iter_similarity_join."
+            f"{what} would hold about {expected:,.0f} pairs (estimated on a sample): "
+            f"{expected * bytes_per_pair / 2**30:.1f} GiB at its peak, more than the "
+            f"{available / 2**30:.1f} GiB of free memory. "
+            + (advice or "Lower the threshold, or stream the pairs with iter_similarity_join.")
         )
 
 
@@ -336,13 +363,15 @@ class JoinMixin:
                 f"join compares strings; this estimator was fitted with metric="
                 f"{self.effective_metric_!r}, which compares {spec.input_type}."
             )
-        limit = distance_threshold(spec, threshold, min_similarity)
         processed = self._validate_X(X, reset=False)
-        _check_output_size(processed, self.search_.items, spec, limit)
+        fitted = self.search_.items
+        limit = distance_threshold(spec, threshold, min_similarity)
+        limit = reachable_limit(limit, processed, fitted)
+        check_output_size(processed, fitted, spec, limit)
         if method == "filter":
             blocks = [self._filter_join(X, processed, limit)]
         else:
-            blocks = list(_join(processed, self.search_.items, spec, limit, method, self.n_jobs))
+            blocks = join_prepared(processed, fitted, spec, limit, method, self.n_jobs)
         return _output(blocks, as_frame)
 
     def _filter_join(self, X, processed, limit):

@@ -104,7 +104,10 @@ class FilterRefineNeighbors(FilterRefineBase):
         Parallel jobs of the refine step (joblib; threads by default, any
         joblib backend such as Dask through ``joblib.parallel_config``).
     random_state : int, RandomState instance or None, default=None
-        Seeds the default embedder, the calibration sample and NNDescent.
+        Seeds the default embedder, the recall check's sample, the radius
+        calibration and NNDescent. None is a fixed seed (0): two fits of the
+        same data choose the same ``n_candidates_`` and answer alike, as
+        scikit-learn's KNeighbors estimators do; pass an int for other draws.
     verbose : int, default=0
         Progress bars (tqdm) for embedding, the recall check and queries,
         and a line per fit stage; 0 is silent.
@@ -239,7 +242,7 @@ class FilterRefineNeighbors(FilterRefineBase):
             self.radius_calibration_ = calibrate_radius(
                 search,
                 min(self.n_neighbors, self.n_samples_fit_ - 1),
-                random_state=self.random_state,
+                random_state=self._seed,
                 radius=self._calibrated_radius(),
             )
         search.radius_calibration = self.radius_calibration_
@@ -314,6 +317,8 @@ class FilterRefineNeighbors(FilterRefineBase):
         search = self.search_
         # Items the lower bound cannot rule out need no embedding threshold.
         threshold = None if search.bound is not None else self._embedding_threshold(radius)
+        # Every item at exactly the radius is kept, through the scorer's rounding.
+        limit = self._metric_spec.limit(radius)
         neigh_dist = np.empty(len(queries), dtype=object)
         neigh_ind = np.empty(len(queries), dtype=object)
         for rows in batches(len(queries), QUERY_BATCH_SIZE):
@@ -324,9 +329,7 @@ class FilterRefineNeighbors(FilterRefineBase):
             if search.bound is None:
                 found = search.index.range_search(search.embed(batch), threshold, batch_exclude)
             neigh_dist[rows], neigh_ind[rows] = _sorted_rows(
-                search.verified_within(
-                    batch, np.full(len(batch), float(radius)), found, batch_exclude
-                ),
+                search.verified_within(batch, np.full(len(batch), limit), found, batch_exclude),
                 sort_results,
             )
         return (neigh_dist, neigh_ind) if return_distance else neigh_ind

@@ -8,7 +8,7 @@ they may change between releases.
 """
 
 from ._memory import available_memory
-from ._optional import NEURAL_EXTRA, require_neural
+from ._optional import NEURAL_EXTRA, PANDAS_EXTRA, require_neural, require_pandas
 from ._persistence import load, save
 from ._processors import PROCESSORS, apply_processor
 from ._qgrams import (

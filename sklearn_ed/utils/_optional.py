@@ -10,6 +10,7 @@ import importlib
 
 NEURAL_EXTRA = "neural"
 _NEURAL_PACKAGES = ("torch", "skorch")
+PANDAS_EXTRA = "pandas"
 
 
 def require_neural(purpose):
@@ -35,3 +36,24 @@ def require_neural(purpose):
                 "skorch yourself, e.g. a CPU-only torch build)."
             ) from error
     return importlib.import_module("torch")
+
+
+def require_pandas(purpose):
+    """Import pandas, or raise an ImportError naming the extra that brings it.
+
+    Parameters
+    ----------
+    purpose : str
+        What needs it, as the start of a sentence ("groups_frame").
+
+    Returns
+    -------
+    pandas : module
+    """
+    try:
+        return importlib.import_module("pandas")
+    except ImportError as error:
+        raise ImportError(
+            f"{purpose} returns a pandas DataFrame, and pandas is not installed. Install "
+            f"it with pip install 'sklearn-ed[{PANDAS_EXTRA}]' (or pip install pandas)."
+        ) from error

@@ -1,5 +1,7 @@
 """similarity_join and the estimators' join against rapidfuzz brute force."""
 
+import itertools
+
 import numpy as np
 import pytest
 from rapidfuzz import fuzz, process
@@ -15,7 +17,12 @@ from rapidfuzz.distance import (
 import sklearn_ed.distances._join as join_module
 import sklearn_ed.distances._prefix_bound as prefix_module
 import sklearn_ed.neighbors._join as public_join
-from sklearn_ed import FilterRefineNeighbors, iter_similarity_join, similarity_join
+from sklearn_ed import (
+    FilterRefineNeighbors,
+    StringDeduplicator,
+    iter_similarity_join,
+    similarity_join,
+)
 
 SCORERS = {
     "levenshtein": Levenshtein.distance,
@@ -149,6 +156,8 @@ def test_blocks_bound_the_memory_of_a_call(sides, monkeypatch):
     monkeypatch.setattr(prefix_module, "_pairwise_block", recording_bound)
     monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 400)
     monkeypatch.setattr(join_module, "BRUTE_BLOCK_ROWS", 1)
+    # The bound stops at the first block that keeps a pair: both ways run.
+    monkeypatch.setattr(prefix_module, "WORTH_KEEPING", 1e-9)
     blocks = list(iter_similarity_join(left, threshold=2, method="brute"))
     # Both ways of comparing a block (through the prefix bound, and directly
     # once it stopped pruning) hold at most a block of distances.
@@ -302,3 +311,134 @@ def test_the_estimator_joins_through_its_own_filter(words):
     classifier = FilterRefineClassifier().fit(words[:50], np.arange(50) % 2)
     with pytest.raises(ValueError, match="method='filter' joins through radius_neighbors"):
         classifier.join(queries[:5], threshold=1, method="filter")
+
+
+def pairs_at_their_own_distance(n_pairs):
+    """Pairs of word strings, each with its own distance and similarity as
+    rapidfuzz computes them: thresholds exactly at a pair."""
+    rng = np.random.default_rng(11)
+    words = ["ann", "anne", "lee", "smith", "smyth", "jon", "john", "x", "abcdefghijklmnopqrst"]
+    pairs = []
+    for _ in range(n_pairs):
+        a = " ".join(rng.choice(words, rng.integers(1, 4)))
+        b = mutate(" ".join(rng.choice(words, rng.integers(1, 4))), int(rng.integers(0, 3)), rng)
+        pairs.append((a, b))
+    return pairs
+
+
+# The similarity rapidfuzz users give as score_cutoff / 100, per normalized metric.
+SIMILARITIES = {
+    "normalized_indel": lambda a, b: fuzz.ratio(a, b) / 100,
+    "normalized_levenshtein": Levenshtein.normalized_similarity,
+    "jaro_winkler": JaroWinkler.similarity,
+    "token_set": lambda a, b: fuzz.token_set_ratio(a, b) / 100,
+}
+
+
+@pytest.mark.parametrize("metric", sorted(SIMILARITIES))
+def test_a_pair_exactly_at_the_threshold_is_kept_in_every_path(metric):
+    """As rapidfuzz's score_cutoff keeps a pair scoring exactly the cut-off, so
+    do the join (each method), the deduplicator and radius_neighbors, given the
+    pair's similarity, one minus it, or its distance as a decimal score."""
+    methods = ["brute", "auto"] + ([] if metric in WITHOUT_BOUND else ["partition"])
+    for a, b in pairs_at_their_own_distance(60):
+        similarity = SIMILARITIES[metric](a, b)
+        if similarity == 0:
+            continue
+        score = similarity * 100
+        asked = [
+            {"min_similarity": similarity},
+            {"threshold": 1 - similarity},
+            {"threshold": (100 - score) / 100},
+        ]
+        for kwargs, method in itertools.product(asked, methods):
+            left, right, _ = similarity_join([a, b], metric=metric, method=method, **kwargs)
+            assert (left.tolist(), right.tolist()) == ([0], [1]), (a, b, kwargs, method)
+        labels = StringDeduplicator(min_similarity=similarity, metric=metric).fit_predict([a, b])
+        assert labels.tolist() == [0, 0]
+        search = FilterRefineNeighbors(metric=metric, n_candidates=1, random_state=0).fit([b])
+        found = search.radius_neighbors([a], radius=1 - similarity, return_distance=False)
+        assert found[0].tolist() == [0], (a, b)
+
+
+def test_the_issue_s_pairs_at_the_cut_off():
+    a, b = "abcdefghijklmnopqrst", "abcdefghijklmnopqxyz"
+    assert fuzz.token_set_ratio(a, b) == 85
+    for kwargs in ({"min_similarity": 0.85}, {"threshold": 0.15}):
+        rows, _, distances = similarity_join([a, b], metric="token_set", **kwargs)
+        assert rows.tolist() == [0] and distances.tolist() == [0.15]
+    rows, _, _ = similarity_join(["anne", "ann"], min_similarity=6 / 7, metric="normalized_indel")
+    assert rows.tolist() == [0]
+
+
+@pytest.mark.parametrize("threshold", [float("inf"), 1e19, 1e300, 2.0**62])
+@pytest.mark.parametrize("metric", ["levenshtein", "osa", "lcsseq", "damerau_levenshtein", "indel"])
+@pytest.mark.parametrize("method", ["auto", "partition", "brute"])
+def test_a_threshold_beyond_every_distance_keeps_every_pair(threshold, metric, method):
+    strings = ["ab", "abc", "xyz", ""]
+    rows, columns, _ = similarity_join(strings, threshold=threshold, metric=metric, method=method)
+    assert list(zip(rows.tolist(), columns.tolist())) == list(itertools.combinations(range(4), 2))
+    register = FilterRefineNeighbors(metric=metric, random_state=0).fit(strings)
+    rows, _, _ = register.join(["q", "abcd"], threshold=threshold, method=method)
+    assert len(rows) == 8
+
+
+def test_a_share_with_an_integer_metric_is_refused():
+    with pytest.raises(ValueError, match="whole edits, would keep only equal strings"):
+        similarity_join(["Jon Smith", "John Smith"], threshold=0.15)
+
+
+@pytest.mark.parametrize("method", ["brute", "partition"])
+def test_copies_of_one_string_stream_in_bounded_blocks(method):
+    """10,000 copies of a string make 50 million pairs: the first blocks come
+    without the others being held, each of at most a block's pairs."""
+    import tracemalloc
+
+    from sklearn_ed.distances._distinct import EXPANDED_BLOCK
+
+    strings = ["same string here"] * 10_000
+    tracemalloc.start()
+    blocks = iter_similarity_join(strings, threshold=1, method=method)
+    sizes = [len(next(blocks)[0]) for _ in range(3)]
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert 0 < max(sizes) <= 2 * EXPANDED_BLOCK and peak < 300 * 2**20
+    rows, columns, _ = similarity_join(strings[:300] + ["same string hare"], threshold=1)
+    assert len(rows) == 301 * 300 // 2 and (rows < columns).all()
+
+
+def test_copies_are_joined_as_the_strings_themselves(sides):
+    """Lists with many copies (blank strings, repeated names) give the pairs of
+    brute force over the rows, two lists and a self-join."""
+    left, right = sides
+    rng = np.random.default_rng(5)
+    left = np.concatenate([left, rng.choice(left, 200)])
+    right = np.concatenate([right, rng.choice(right, 100)])
+    for other, method in itertools.product((None, right), ("brute", "partition")):
+        rows, columns, distances = similarity_join(left, other, threshold=2, method=method)
+        expected = brute_pairs(left, other, "levenshtein", 2)
+        assert (rows.tolist(), columns.tolist()) == expected[:2]
+        np.testing.assert_array_equal(distances, expected[2])
+
+
+def test_a_task_of_many_groups_hands_over_one_at_a_time(monkeypatch):
+    """A segment common to every row makes a task of many groups of candidates:
+    the first block comes before the task's other groups are expanded."""
+    from sklearn_ed.distances import _partition
+
+    records = ["smith " + "".join(c) for c in itertools.product("abcd", repeat=4)][:150]
+    expanded = []
+    pair_codes = _partition.SegmentIndex.pair_codes
+
+    def recording(self, low, counts, probe_rows):
+        expanded.append(int(counts.sum()))
+        return pair_codes(self, low, counts, probe_rows)
+
+    monkeypatch.setattr(_partition.SegmentIndex, "pair_codes", recording)
+    monkeypatch.setattr(_partition, "MATCH_BLOCK", 400)
+    _, blocks = _partition.partition_candidates(
+        records, records, lambda a, b: np.full(len(a), 2), self_join=True
+    )
+    next(blocks)
+    assert len(expanded) == 1
+    assert len(list(blocks)) > 10 and len(expanded) > 10
