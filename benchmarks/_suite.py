@@ -160,6 +160,13 @@ RUNS = [
         docs="benchmarks/cnned_speed",
     ),
     Run(
+        "cnned_encode",
+        "bench_cnned_encode",
+        "",
+        minutes=3,
+        docs="benchmarks/cnned_speed",
+    ),
+    Run(
         "cnned_fit_time",
         "bench_cnned_fit_time",
         "",
@@ -298,6 +305,13 @@ RUNS = [
         "--dataset words --json '{results}/index_words.json'",
         minutes=5,
         docs="benchmarks/index",
+    ),
+    Run(
+        "knn_ties",
+        "bench_knn_ties",
+        "--json '{results}/knn_ties.json'",
+        minutes=2,
+        docs="user_guide/supervised",
     ),
     Run("metrics", "bench_metrics", "", minutes=10, docs="user_guide/metrics"),
     Run("spell", "bench_spell", "", minutes=11, docs="benchmarks/cgk"),
@@ -489,6 +503,8 @@ RENDERED = [
     "embedder_choice.csv",
     "graph_clustering.csv",
     "headline.csv",
+    "knn_ties_accuracy.csv",
+    "knn_ties_agreement.csv",
     "recipes.csv",
     "words_scale.csv",
 ]

@@ -253,6 +253,61 @@ def headline():
     )
 
 
+def knn_ties():
+    """The supervised page: ties at the k-th distance, against KNeighborsClassifier."""
+    results = _load("knn_ties.json")
+    if results is None:
+        return
+    entries = results["ks"]
+    labels = {
+        "defaults (ties='include')": "``FilterRefineClassifier()`` (defaults)",
+        "ties='index'": '``ties="index"``',
+        "ties='index', exact=True": '``ties="index", exact=True``',
+        "exact=True (ties='include')": "``exact=True``",
+    }
+    rows = [["tied at the k-th distance"] + [f"{entry['tie_share']:.1%}" for entry in entries]]
+    for i, setting in enumerate(entries[0]["settings"]):
+        rows.append(
+            [f"same prediction, {labels[setting['name']]}"]
+            + [f"{entry['settings'][i]['agree_knn']:.1%}" for entry in entries]
+        )
+    rows.append(
+        ["same prediction, ``KNeighborsClassifier`` fitted on the training words shuffled"]
+        + [f"{entry['knn']['unchanged_when_shuffled']:.1%}" for entry in entries]
+    )
+    _write(
+        "knn_ties_agreement.csv",
+        [f"share of the {results['n_test']:,} test words"]
+        + [f"n_neighbors={entry['k']}" for entry in entries],
+        rows,
+    )
+    entry = next((entry for entry in entries if entry["k"] == 5), entries[0])
+    rows = [
+        [
+            '``KNeighborsClassifier(metric="precomputed")``',
+            f"{entry['knn']['accuracy']:.3f}",
+            f"{entry['knn']['unchanged_when_shuffled']:.1%}",
+        ]
+    ]
+    rows += [
+        [
+            labels[setting["name"]],
+            f"{setting['accuracy']:.3f}",
+            f"{setting['unchanged_when_shuffled']:.1%}",
+        ]
+        for setting in entry["settings"]
+    ]
+    _write(
+        "knn_ties_accuracy.csv",
+        [
+            f"classifier, n_neighbors={entry['k']}",
+            "accuracy",
+            "predictions unchanged when the training words are shuffled",
+        ],
+        rows,
+    )
+
+
 def recipes():
     """The recipes page: brute force against each recipe at growing size."""
     results = _load("recipes.json")
@@ -389,6 +444,7 @@ def main():
     embedder_choice()
     graph_clustering()
     headline()
+    knn_ties()
     recipes()
     words_scale()
     readme()

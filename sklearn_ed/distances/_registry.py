@@ -101,6 +101,24 @@ class Metric:
         that is kept as well; normalized distances of strings under a million
         characters never lie that close to one another unless equal, so only a
         threshold given to 15 digits can tell.
+
+        Parameters
+        ----------
+        threshold : float
+            A distance in the metric's unit.
+
+        Returns
+        -------
+        limit : float
+            Compare computed distances with ``<=`` to it.
+
+        Examples
+        --------
+        >>> from sklearn_ed.distances import get_metric
+        >>> get_metric("levenshtein").limit(2)
+        2.0
+        >>> get_metric("token_set").limit(0.15) >= 1 - 85 / 100
+        True
         """
         threshold = float(threshold)
         return threshold + ROUNDING_SLACK if self.normalized else threshold

@@ -39,11 +39,12 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
         sharing equally the votes the closer neighbors leave (the expected
         vote over every order of the training data), so predictions do not
         depend on that order; R's ``class::knn(use.all=TRUE)`` includes them
-        too. "index": the k first by training index, as
-        :class:`~sklearn.neighbors.KNeighborsClassifier` breaks ties by
-        position; shuffling the training data can then change predictions
-        (29 % of 5-NN predictions on misspelt words, whose integer distances
-        tie often).
+        too. "index": the k first by training index; shuffling the training
+        data can then change predictions (29 % of 5-NN predictions on
+        misspelt words, whose integer distances tie often).
+        :class:`~sklearn.neighbors.KNeighborsRegressor` keeps whichever tied
+        neighbors its partial sort leaves first, neither the first by index
+        nor all of them (measured for the classifier in :ref:`ug_supervised`).
     n_candidates : "auto", int or float, default="auto"
         Candidates refined per query (count, fraction of the fitted set, or
         "auto": the smallest count reaching ``target_recall`` on the recall

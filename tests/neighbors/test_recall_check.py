@@ -184,3 +184,16 @@ def test_exact_search_does_not_warn_about_the_filter(reads):
     assert np.isnan(fixed.estimated_recall_)
     # "auto" still measures the filter to choose C.
     assert auto.recall_curve_.shape[0] > 0 and auto.estimated_recall_ >= 0.0
+
+
+def test_fits_without_a_seed_choose_alike():
+    """random_state=None is a fixed seed: the recall check samples the same
+    pseudo-queries, so two fits choose the same count and answer alike."""
+    from sklearn_ed.datasets import load_spell_benchmark
+
+    words = load_spell_benchmark(n_base=2_000, n_query=50, n_train=10)
+    fits = [FilterRefineNeighbors(n_neighbors=3).fit(words.base) for _ in range(2)]
+    assert fits[0].n_candidates_ == fits[1].n_candidates_
+    assert fits[0].estimated_recall_ == fits[1].estimated_recall_
+    for a, b in zip(fits[0].kneighbors(words.query), fits[1].kneighbors(words.query)):
+        np.testing.assert_array_equal(a, b)
