@@ -3,7 +3,7 @@
 ``sklearn-ed knn BASE [QUERIES]`` and ``sklearn-ed index BASE -o INDEX``;
 ``python -m sklearn_ed`` runs the same. Every failure is one line on stderr
 and an exit code (see ``sklearn-ed knn -h``); an output file appears whole or
-not at all.
+not at all (a FIFO or a device such as ``/dev/null`` is written into directly).
 """
 
 from ._main import main

@@ -1,15 +1,15 @@
 """The subcommands, each a thin layer over FilterRefineNeighbors and the io readers."""
 
 import math
-import os
 import sys
 import time
 
+from ..distances import available_metrics, get_metric
 from ..io import COLUMNS, write_neighbors
 from ..neighbors import FilterRefineNeighbors
 from ._errors import usage_error
-from ._inputs import check_k, input_kind, iter_records, read_base
-from ._output import check_output_path, output_folder, output_text
+from ._inputs import check_inputs, check_k, read_base, read_queries
+from ._output import index_output, table_output
 from ._saved_index import is_saved_index, read_index, write_index
 
 DEFAULT_METRIC = "levenshtein"
@@ -17,21 +17,22 @@ DEFAULT_METRIC = "levenshtein"
 
 def run_knn(options):
     """Each query's k nearest base records as TSV; all-vs-all without QUERIES."""
-    check_output_path(options.output, options.force)
     all_vs_all = options.queries is None
-    if not all_vs_all:
-        input_kind(options.queries, options)  # a missing query file fails before the fit
-    search, names, alphabet = _base_search(options, excludes_self=all_vs_all)
-    started = time.perf_counter()
-    n_rows = 0
-    with output_text(options.output, options.stdout) as out:
+    inputs = [options.base] if all_vs_all else [options.base, options.queries]
+    from_index = is_saved_index(options.base)
+    _check_search_options(options, from_index)
+    check_inputs(inputs[from_index:], options)
+    with table_output(options.output, options.force, options.stdout, inputs) as out:
+        search, names, queries = _search_and_queries(options, from_index, all_vs_all)
+        started = time.perf_counter()
+        n_rows = 0
         out.write("\t".join(COLUMNS) + "\n")
         if all_vs_all:
             distances, indices = search.kneighbors(None, options.k)
             write_neighbors(out, distances, indices, names, names)
             n_rows = distances.size
         else:
-            for chunk in iter_records(options.queries, options, alphabet=alphabet):
+            for chunk in queries():
                 distances, indices = search.kneighbors(chunk.sequences, options.k)
                 write_neighbors(out, distances, indices, chunk.names, names)
                 n_rows += distances.size
@@ -41,30 +42,51 @@ def run_knn(options):
 
 def run_index(options):
     """Fit on BASE and write the index folder that knn takes in place of BASE."""
-    _check_index_output(options.output, options.force)
-    records, alphabet, search = _fitted(options, excludes_self=False)
-    with output_folder(options.output) as folder:
-        write_index(folder, search, records.names, alphabet)
+    _check_search_options(options, from_index=False)
+    check_inputs([options.base], options)
+    with index_output(options.output, options.force, [options.base]) as folder:
+        records, alphabet = _base_records(options, excludes_self=False)
+        write_index(folder, _fitted(records, options), records.names, alphabet)
     log(options, f"wrote the index of {len(records):,} records to {options.output!r}")
 
 
-def _check_index_output(path, force):
-    check_output_path(path, force)
-    if force and os.path.isdir(path) and not is_saved_index(path):
-        raise usage_error(f"{path!r} is a folder but not an index; --force replaces only indexes")
-
-
-def _base_search(options, excludes_self):
-    """The fitted search, the base's names, and the alphabet queries must keep to."""
-    if not is_saved_index(options.base):
-        records, alphabet, search = _fitted(options, excludes_self)
-        return search, records.names, alphabet
-    fixed = [flag for flag, value in _index_options(options).items() if value is not None]
-    if fixed:
+def _check_search_options(options, from_index):
+    """Refuse, before any file is read, search options the run cannot honour."""
+    if from_index:
+        fixed = [flag for flag, value in _index_options(options).items() if value is not None]
+        if fixed:
+            raise usage_error(
+                f"{', '.join(fixed)}: fixed when the index was built; run 'sklearn-ed index' "
+                "again to change"
+            )
+        return
+    metric = options.metric or DEFAULT_METRIC
+    if options.exact and get_metric(metric).lower_bound is None:
+        bounded = [
+            name
+            for name in available_metrics("strings")
+            if get_metric(name).lower_bound is not None
+        ]
         raise usage_error(
-            f"{', '.join(fixed)}: fixed when the index was built; run 'sklearn-ed index' "
-            "again to change"
+            f"--exact needs a metric with a lower bound to prune by ({', '.join(bounded)}); "
+            f"--metric {metric} has none: drop --exact, or raise --n-candidates for recall"
         )
+
+
+def _search_and_queries(options, from_index, all_vs_all):
+    """The search, the base's names and the queries; every input is read before the fit."""
+    if from_index:
+        search, names, alphabet = _loaded_index(options, all_vs_all)
+    else:
+        records, alphabet = _base_records(options, all_vs_all)
+        names = records.names
+    queries = None if all_vs_all else read_queries(options.queries, options, alphabet)
+    if not from_index:
+        search = _fitted(records, options)
+    return search, names, queries
+
+
+def _loaded_index(options, excludes_self):
     search, names, alphabet = read_index(options.base)
     if options.alphabet is not None:
         alphabet = None if options.alphabet == "any" else options.alphabet
@@ -83,8 +105,7 @@ def _index_options(options):
     }
 
 
-def _fitted(options, excludes_self):
-    started = time.perf_counter()
+def _base_records(options, excludes_self):
     records, alphabet = read_base(options.base, options)
     log(
         options,
@@ -92,6 +113,11 @@ def _fitted(options, excludes_self):
         + (f" (alphabet {alphabet})" if alphabet else ""),
     )
     check_k(options.k, len(records), options.base, excludes_self)
+    return records, alphabet
+
+
+def _fitted(records, options):
+    started = time.perf_counter()
     search = FilterRefineNeighbors(
         metric=options.metric or DEFAULT_METRIC,
         n_neighbors=options.k,
@@ -103,7 +129,7 @@ def _fitted(options, excludes_self):
         verbose=int(not options.quiet),
     ).fit(records.sequences)
     log(options, f"fitted in {seconds(started)}: {_fit_summary(search)}")
-    return records, alphabet, search
+    return search
 
 
 def _fit_summary(search):

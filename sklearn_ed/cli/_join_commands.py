@@ -4,37 +4,38 @@ import time
 
 from ..dedup import StringDeduplicator
 from ..distances import get_metric
-from ..io import write_pairs
+from ..io import write_groups, write_pairs
 from ..neighbors import distance_threshold, iter_similarity_join
 from ._commands import DEFAULT_METRIC, log, seconds
 from ._errors import usage_error
-from ._inputs import iter_records, read_base
-from ._output import check_output_path, output_text
+from ._inputs import check_inputs, iter_records, read_base
+from ._output import table_output
 
 
 def run_join(options):
     """Every pair within the threshold as TSV (left, right, distance), streamed."""
-    check_output_path(options.output, options.force)
     metric = options.metric or DEFAULT_METRIC
     _checked_threshold(options, metric)
-    left, alphabet = read_base(options.left, options)
-    right = None
-    if options.right is not None:
-        right = next(iter_records(options.right, options, chunk_size=None, alphabet=alphabet))
-    started = time.perf_counter()
-    blocks = iter_similarity_join(
-        left.sequences,
-        None if right is None else right.sequences,
-        threshold=options.threshold,
-        min_similarity=options.min_similarity,
-        metric=metric,
-        processor=options.processor,
-        method=options.method,
-        n_jobs=options.threads,
-    )
-    n_pairs = 0
-    right_names = left.names if right is None else right.names
-    with output_text(options.output, options.stdout) as out:
+    inputs = [options.left] if options.right is None else [options.left, options.right]
+    check_inputs(inputs, options)
+    with table_output(options.output, options.force, options.stdout, inputs) as out:
+        left, alphabet = read_base(options.left, options)
+        right = None
+        if options.right is not None:
+            right = next(iter_records(options.right, options, chunk_size=None, alphabet=alphabet))
+        started = time.perf_counter()
+        blocks = iter_similarity_join(
+            left.sequences,
+            None if right is None else right.sequences,
+            threshold=options.threshold,
+            min_similarity=options.min_similarity,
+            metric=metric,
+            processor=options.processor,
+            method=options.method,
+            n_jobs=options.threads,
+        )
+        n_pairs = 0
+        right_names = left.names if right is None else right.names
         out.write("left\tright\tdistance\n")
         for rows, columns, distances in blocks:
             write_pairs(out, rows, columns, distances, left.names, right_names)
@@ -44,27 +45,24 @@ def run_join(options):
 
 def run_dedup(options):
     """Each record's group and its group's representative as TSV."""
-    check_output_path(options.output, options.force)
     metric = options.metric or DEFAULT_METRIC
     _checked_threshold(options, metric)
-    records, _ = read_base(options.input, options)
-    started = time.perf_counter()
-    dedup = StringDeduplicator(
-        options.threshold,
-        min_similarity=options.min_similarity,
-        metric=metric,
-        processor=options.processor,
-        linkage=options.linkage,
-        method=options.method,
-        n_jobs=options.threads,
-    ).fit(records.sequences)
-    representatives = records.names[dedup.representatives_[dedup.labels_]]
-    with output_text(options.output, options.stdout) as out:
+    check_inputs([options.input], options)
+    with table_output(options.output, options.force, options.stdout, [options.input]) as out:
+        records, _ = read_base(options.input, options)
+        started = time.perf_counter()
+        dedup = StringDeduplicator(
+            options.threshold,
+            min_similarity=options.min_similarity,
+            metric=metric,
+            processor=options.processor,
+            linkage=options.linkage,
+            method=options.method,
+            n_jobs=options.threads,
+        ).fit(records.sequences)
+        representatives = records.names[dedup.representatives_[dedup.labels_]]
         out.write("name\tgroup\trepresentative\n")
-        out.writelines(
-            f"{name}\t{label}\t{representative}\n"
-            for name, label, representative in zip(records.names, dedup.labels_, representatives)
-        )
+        write_groups(out, records.names, dedup.labels_, representatives)
     log(
         options,
         f"{len(records):,} records in {dedup.n_groups_:,} groups (largest "

@@ -35,8 +35,9 @@ def main(argv=None):
     -------
     exit_code : int
         0 on success, 1 when the run failed, 2 for a wrong option or an
-        output that exists without ``--force``, 3 for a missing or malformed
-        input, 4 when the output cannot be written.
+        output that exists without ``--force`` (or that ``--force`` never
+        replaces), 3 for a missing or malformed input, 4 when the output's
+        folder is missing or cannot be written to.
 
     Examples
     --------

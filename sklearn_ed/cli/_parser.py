@@ -208,8 +208,8 @@ def _input_options(parser):
         "--format",
         choices=("auto", "fasta", "fastq", "text", "table"),
         default="auto",
-        help="input format [auto: .csv/.tsv is a table, "
-        "'>' or '@' first is FASTA/FASTQ, else text: one string per line]",
+        help="input format [auto: .csv/.tsv/.tab is a table, .fa/.fq/.fasta/.fastq "
+        "or '>' or '@' first is FASTA/FASTQ, else text: one string per line]",
     )
     inputs.add_argument(
         "--column",

@@ -18,8 +18,8 @@ from ._sequences import (
     read_sequences,
     write_sequences,
 )
-from ._tables import COLUMNS, neighbors_frame, write_neighbors, write_pairs
-from ._text import TextFileError, read_strings
+from ._tables import COLUMNS, neighbors_frame, tsv_field, write_groups, write_neighbors, write_pairs
+from ._text import COMPRESSION_SUFFIXES, TextFileError, read_strings, uncompressed_name
 
 __all__ = [
     "Records",

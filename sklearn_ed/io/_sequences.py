@@ -40,9 +40,9 @@ def read_sequences(path, *, alphabet=None, uppercase=False):
     Raises
     ------
     SequenceFileError
-        The file is empty, is neither FASTA nor FASTQ, is truncated, has a
-        quality string whose length differs from its sequence, or holds a
-        letter outside ``alphabet``. ``FileNotFoundError`` and
+        The file is empty, is neither FASTA nor FASTQ, is not UTF-8 text, is
+        truncated, has a quality string whose length differs from its
+        sequence, or holds a letter outside ``alphabet``. ``FileNotFoundError`` and
         ``IsADirectoryError`` as ``open`` raises them.
 
     Examples
@@ -103,6 +103,12 @@ def iter_sequences(path, *, chunk_size=DEFAULT_CHUNK_SIZE, alphabet=None, upperc
                 yield chunk
     except (dnaio.FileFormatError, EOFError) as error:
         raise SequenceFileError(f"{path!r}: {error}") from error
+    except UnicodeDecodeError as error:
+        byte = error.object[error.start : error.start + 1]
+        raise SequenceFileError(
+            f"{path!r} is not a FASTA/FASTQ text file: it holds the byte {byte!r}, "
+            f"which is not UTF-8 ({error.reason})."
+        ) from error
     if done == 0:
         raise SequenceFileError(f"{path!r} holds no FASTA or FASTQ record (empty file).")
 

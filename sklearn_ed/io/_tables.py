@@ -1,8 +1,17 @@
-"""Neighbor tables: the answer of ``kneighbors`` with the records' names."""
+"""Neighbor tables: the answer of ``kneighbors`` with the records' names.
+
+The tables are TSV in the dialect of Python's csv module and pandas: a name
+holding a tab, a line break or a double quote is written in double quotes,
+its quotes doubled, so that it stays one field of one row.
+"""
+
+import re
 
 import numpy as np
 
 COLUMNS = ("query", "target", "distance", "rank")
+# csv.writer would leave a lone \r bare with "\n" rows, and pandas ends a row there.
+NEEDS_QUOTES = re.compile('[\t\n\r"]')
 
 
 def neighbors_frame(distances, indices, query_names, target_names):
@@ -44,10 +53,7 @@ def write_neighbors(file, distances, indices, query_names, target_names):
     Integral distances are written without a decimal point.
     """
     queries, targets, values, ranks = _columns(distances, indices, query_names, target_names)
-    file.writelines(
-        f"{query}\t{target}\t{value}\t{rank}\n"
-        for query, target, value, rank in zip(queries, targets, _formatted(values), ranks)
-    )
+    _write_rows(file, map(tsv_field, queries), map(tsv_field, targets), _formatted(values), ranks)
 
 
 def write_pairs(file, left_rows, right_rows, distances, left_names, right_names):
@@ -55,10 +61,31 @@ def write_pairs(file, left_rows, right_rows, distances, left_names, right_names)
     left_names = np.asarray(left_names, dtype=object)[left_rows]
     right_names = np.asarray(right_names, dtype=object)[right_rows]
     values = np.asarray(distances, dtype=np.float64)
-    file.writelines(
-        f"{left}\t{right}\t{value}\n"
-        for left, right, value in zip(left_names, right_names, _formatted(values))
-    )
+    _write_rows(file, map(tsv_field, left_names), map(tsv_field, right_names), _formatted(values))
+
+
+def write_groups(file, names, labels, representative_names):
+    """Append ``name, group, representative`` rows (one per record, tab-separated)."""
+    _write_rows(file, map(tsv_field, names), labels, map(tsv_field, representative_names))
+
+
+def tsv_field(value):
+    """``value`` as one TSV field, quoted only when it must be.
+
+    Examples
+    --------
+    >>> from sklearn_ed.io import tsv_field
+    >>> tsv_field("read1"), tsv_field("a\\tb"), tsv_field('5" disk')
+    ('read1', '"a\\tb"', '"5"" disk"')
+    """
+    text = str(value)
+    if NEEDS_QUOTES.search(text):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _write_rows(file, *columns):
+    file.writelines("\t".join(map(str, row)) + "\n" for row in zip(*columns))
 
 
 def _formatted(values):

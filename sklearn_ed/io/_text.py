@@ -5,6 +5,8 @@ import os
 
 from ._records import Records
 
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".zst")
+
 
 class TextFileError(ValueError):
     """A text or table file that cannot be read as asked: the message names the file."""
@@ -14,8 +16,10 @@ def read_strings(path, *, column=None, name_column=None, delimiter=None):
     """Read strings from a text file (one per line) or from a column of a table.
 
     Compressed files (``.gz``, ``.bz2``, ``.xz``, ``.zst``) are read as they
-    are. Nothing is stripped but the line ending, so an empty line is an
-    empty string.
+    are. Lines end at ``\\n`` or ``\\r\\n`` only (a form feed or a Unicode line
+    separator is part of its line), and a last line without a newline is a
+    string too, so string ``i`` is what ``sed -n ip`` prints. Nothing is
+    stripped but the line ending, so an empty line is an empty string.
 
     Parameters
     ----------
@@ -29,7 +33,8 @@ def read_strings(path, *, column=None, name_column=None, delimiter=None):
         (or line) numbers counted from 1.
     delimiter : str, default=None
         The table's delimiter; by default a tab for ``.tsv``/``.tab`` files
-        and a comma otherwise.
+        (in any case, compressed or not: ``data.TSV.xz``) and a comma
+        otherwise.
 
     Returns
     -------
@@ -60,11 +65,14 @@ def read_strings(path, *, column=None, name_column=None, delimiter=None):
     if name_column is not None and column is None:
         raise ValueError("name_column needs column: names come from a table's column.")
     try:
-        with xopen(path, "rt", encoding="utf-8", newline="") as file:
-            if column is None:
-                strings = file.read().splitlines()
-                names = [str(line) for line in range(1, len(strings) + 1)]
-            else:
+        if column is None:
+            # newline="\n": str.splitlines and universal newlines would also
+            # split at \r, \f and \u2028, and line numbers would drift from the file's.
+            with xopen(path, "rt", encoding="utf-8", newline="\n") as file:
+                strings = [_without_line_ending(line) for line in file]
+            names = [str(line) for line in range(1, len(strings) + 1)]
+        else:
+            with xopen(path, "rt", encoding="utf-8", newline="") as file:
                 names, strings = _table_column(file, path, column, name_column, delimiter)
     except UnicodeDecodeError as error:
         raise TextFileError(f"{path!r} is not UTF-8 text ({error.reason}).") from error
@@ -73,9 +81,31 @@ def read_strings(path, *, column=None, name_column=None, delimiter=None):
     return Records(names, strings)
 
 
+def uncompressed_name(path):
+    """The file's name in lower case, without a compression suffix.
+
+    Examples
+    --------
+    >>> from sklearn_ed.io import uncompressed_name
+    >>> uncompressed_name("data/People.TSV.Zst")
+    'data/people.tsv'
+    """
+    name = os.fspath(path).lower()
+    for suffix in COMPRESSION_SUFFIXES:
+        if name.endswith(suffix):
+            return name.removesuffix(suffix)
+    return name
+
+
+def _without_line_ending(line):
+    if line.endswith("\r\n"):
+        return line[:-2]
+    return line.removesuffix("\n")
+
+
 def _table_column(file, path, column, name_column, delimiter):
     if delimiter is None:
-        delimiter = "\t" if path.removesuffix(".gz").endswith((".tsv", ".tab")) else ","
+        delimiter = "\t" if uncompressed_name(path).endswith((".tsv", ".tab")) else ","
     reader = csv.reader(file, delimiter=delimiter)
     header = next(reader, None)
     if header is None:

@@ -153,3 +153,10 @@ def test_neighbors_frame_carries_names_of_the_answer():
     assert frame["target"].tolist() == [f"b{i + 1}" for i in indices.ravel()]
     np.testing.assert_array_equal(frame["distance"], distances.ravel())
     assert frame["rank"].tolist() == [1, 2, 1, 2]
+
+
+def test_a_sequence_file_that_is_not_utf8_names_the_file(tmp_path):
+    path = tmp_path / "latin.fa"
+    path.write_bytes(b">r1\nACGT\n>r2\nAC\xffGT\n")
+    with pytest.raises(SequenceFileError, match=r"latin\.fa' is not a FASTA/FASTQ text file"):
+        read_sequences(path)
