@@ -7,10 +7,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from ..io import character_codes, symbol_table
 from ..nn import (
     squared_euclidean,
 )
-from ..utils import require_neural
+from ..utils import UNKNOWN_SYMBOL, require_neural
 from ._base import BaseStringEmbedder
 from ._neural import NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin
 
@@ -365,31 +366,31 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
             self._lookup = affine_lookup_table(self.module_)
         return self._lookup
 
+    def _code_symbols(self):
+        return symbol_table(self.alphabet_.lookup, UNKNOWN_SYMBOL)
+
     def _embed_bag(self, strings, device):
-        """The lookup sum as one ``embedding_bag`` on ``device``; the table moves there once."""
+        """The lookup sum by ``embedding_bag`` on ``device``; the tables move there once."""
         from ..nn import embedding_bag_lookup
 
         cached = getattr(self, "_device_lookup", None)
-        if cached is None or cached[0] != device:
+        # A model saved before the code table joined the cache holds three items.
+        if cached is None or cached[0] != device or len(cached) != 4:
             import torch
 
-            table, bias = self._lookup_table()
-            cached = (
-                device,
-                torch.as_tensor(table, device=device),
-                torch.as_tensor(bias, device=device),
-            )
+            arrays = (self._code_symbols(), *self._lookup_table())
+            cached = (device, *(torch.as_tensor(array, device=device) for array in arrays))
             self._device_lookup = cached
-        symbols, offsets = self.alphabet_.encode(strings)
-        return embedding_bag_lookup(symbols, offsets, cached[1], cached[2], device=device)
+        codes, offsets = character_codes(strings)
+        return embedding_bag_lookup(codes, offsets, *cached[1:], device=device)
 
     def _embed_lookup(self, strings):
         from ..nn import lookup_sum
 
         table, bias = self._lookup_table()
-        symbols, offsets = self.alphabet_.encode(strings)
+        codes, offsets = character_codes(strings)
         out = np.empty((len(strings), self.n_features_out_), dtype=np.float32)
-        return lookup_sum(symbols, offsets, table, bias, out)
+        return lookup_sum(codes, offsets, self._code_symbols(), table, bias, out)
 
     def estimate_distance(self, X, Y=None):
         """Edit distances estimated from embeddings: ``g(||f(x) - f(y)||)``.

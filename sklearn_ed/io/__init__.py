@@ -5,10 +5,22 @@ one string per line or a column of a CSV/TSV table. Every reader returns
 :class:`Records` (names and strings in file order), so the names travel into
 the tables of neighbors. Named alphabets for the checks: ``"dna"`` (ACGT),
 ``"dna_n"`` (ACGTN), ``"protein"`` (the 20 amino acids) and
-``"protein_ext"`` (with B, J, O, U, X, Z and ``*``).
+``"protein_ext"`` (with B, J, O, U, X, Z and ``*``). :func:`character_codes`
+and :func:`encode_symbols` turn strings into the byte codes or symbols the
+embedders' kernels read, a byte per character where the text is Latin-1.
 """
 
-from ._alphabet import ALPHABETS, alphabet_letters, describe, first_foreign_letter, infer_alphabet
+from ._alphabet import (
+    ALPHABETS,
+    alphabet_letters,
+    character_codes,
+    describe,
+    encode_symbols,
+    first_foreign_letter,
+    infer_alphabet,
+    string_offsets,
+    symbol_table,
+)
 from ._records import Records
 from ._sequences import (
     DEFAULT_CHUNK_SIZE,

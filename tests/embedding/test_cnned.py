@@ -18,7 +18,6 @@ from sklearn_ed.nn import (
     TrainingDistances,
     TripletApproximationLoss,
     affine_lookup_table,
-    embedding_bag_lookup,
     pad_symbols,
     top_k_neighbors,
 )
@@ -342,26 +341,37 @@ def test_training_beats_untrained_network_and_cgk(reads):
     assert r_trained > r_cgk + 0.05
 
 
+# Empty, unseen, too long (max_length=30), and a character wider than a byte.
+PROBES = ["", "A", "ZZZZ", "ACGT" * 12, "é\U0001f600A"]
+
+
 def test_embedding_bag_equals_lookup_kernel(strings):
     """The GPU form of the affine network, run on the CPU against the numba kernel."""
     with pytest.warns(UserWarning, match="longer than max_length"):
         embedder = CNNEDEmbedder(**SMALL, max_length=30).fit(strings)
-    probes = list(strings[:10]) + ["", "A", "ZZZZ", strings[0] * 3]  # empty, unseen, too long
+    probes = list(strings[:10]) + PROBES
     with pytest.warns(UserWarning, match="longer than max_length"):
         expected = embedder.transform(probes)
     np.testing.assert_allclose(embedder._embed_bag(probes, "cpu"), expected, rtol=1e-5, atol=1e-6)
     table, bias = embedder._lookup_table()
-    symbols, offsets = embedder.alphabet_.encode([])
-    assert embedding_bag_lookup(symbols, offsets, table, bias).shape == (0, table.shape[2])
+    symbols, offsets = embedder.alphabet_.encode(probes)  # the symbols, written out
+    written = [
+        bias + table[symbols[start:stop][:30], np.arange(min(stop - start, 30))].sum(axis=0)
+        for start, stop in zip(offsets[:-1], offsets[1:])
+    ]
+    np.testing.assert_allclose(expected, written, rtol=1e-5, atol=1e-6)
+    assert embedder._embed_bag([], "cpu").shape == (0, table.shape[2])
 
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.filterwarnings("ignore:.*longer than max_length")
 def test_cuda_transform_uses_the_embedding_bag_and_matches_cpu(strings):
     embedder = CNNEDEmbedder(**SMALL).fit(strings)
-    on_cpu = embedder.transform(strings)
+    probes = list(strings) + PROBES
+    on_cpu = embedder.transform(probes)
     embedder.set_params(device="cuda")
-    np.testing.assert_allclose(embedder.transform(strings), on_cpu, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(embedder.transform(probes), on_cpu, rtol=1e-4, atol=1e-5)
     assert embedder._device_lookup[0] == "cuda"
 
 
