@@ -23,7 +23,7 @@ from ._dtw import DTW, make_dtw_metric
 from ._dtw_bounds import DTWBound
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
-from ._join import choose_join_method, join_blocks, levenshtein_bound
+from ._join import choose_join_method, distinct_pairs, join_blocks, levenshtein_bound
 from ._levenshtein import LEVENSHTEIN
 from ._pairwise import (
     pairwise_distances,

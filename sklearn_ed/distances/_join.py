@@ -18,6 +18,8 @@ Jaro, Jaro-Winkler and Hamming have no such bound here: they are joined by
 ``"brute"``.
 """
 
+from functools import partial
+
 import numpy as np
 
 from ._bag import bag_bound_within, character_counts, limit_table
@@ -83,25 +85,26 @@ def join_blocks(left, right, metric, threshold, *, method, n_jobs=None):
     blocks of pairs, not comparisons or memory.
     """
     spec = get_metric(metric)
+    engine = partial(_distinct_join, metric=spec, threshold=threshold, method=method, n_jobs=n_jobs)
+    yield from distinct_pairs(left, right, spec, threshold, engine)
+
+
+def distinct_pairs(left, right, metric, threshold, engine):
+    """The blocks of ``engine(left, right)`` (a join of lists without copies),
+    run on the distinct strings when there are copies, and expanded to them
+    (:mod:`._distinct`)."""
     distinct_left = Distinct(left)
     distinct_right = None if right is None else Distinct(right)
     if not distinct_left.repeated and (right is None or not distinct_right.repeated):
-        yield from _distinct_join(left, right, metric, threshold, method, n_jobs)
+        yield from engine(left, right)
         return
-    blocks = _distinct_join(
-        distinct_left.strings,
-        None if right is None else distinct_right.strings,
-        metric,
-        threshold,
-        method,
-        n_jobs,
-    )
+    blocks = engine(distinct_left.strings, None if right is None else distinct_right.strings)
     yield from expanded_pairs(blocks, distinct_left, distinct_right)
     if right is None:
-        yield from copies_pairs(distinct_left, self_distances(spec, distinct_left), threshold)
+        yield from copies_pairs(distinct_left, self_distances(metric, distinct_left), threshold)
 
 
-def _distinct_join(left, right, metric, threshold, method, n_jobs):
+def _distinct_join(left, right, *, metric, threshold, method, n_jobs):
     if method == "partition":
         return _partition_join(left, right, metric, threshold, n_jobs)
     return _brute_join(left, right, metric, threshold, n_jobs)

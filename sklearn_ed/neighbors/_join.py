@@ -4,6 +4,7 @@ Exactly (the partition filter or brute force, ``distances/_join.py``), or
 approximately through a fitted search (``method="filter"``, ``_filter_join``).
 """
 
+from functools import partial
 from numbers import Real
 
 import numpy as np
@@ -11,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..distances import (
     choose_join_method,
+    distinct_pairs,
     get_metric,
     join_blocks,
     levenshtein_bound,
@@ -135,7 +137,8 @@ def join_prepared(left, right, spec, limit, method, n_jobs):
     if method not in JOIN_METHODS:
         raise ValueError(f"method must be one of {JOIN_METHODS}, got {method!r}.")
     if method == "filter":
-        return [_filter_join_of_sides(left, right, spec, limit, n_jobs)]
+        engine = partial(_filter_join_of_sides, spec=spec, limit=limit, n_jobs=n_jobs)
+        return distinct_pairs(left, right, spec, limit, engine)
     if method == "auto":
         method = choose_join_method(left, right, spec, limit)
     elif method == "partition" and levenshtein_bound(spec, limit) is None:
@@ -146,8 +149,9 @@ def join_prepared(left, right, spec, limit, method, n_jobs):
     return join_blocks(left, right, spec, limit, method=method, n_jobs=n_jobs)
 
 
-def _filter_join_of_sides(left, right, spec, limit, n_jobs):
-    """The approximate join: a search fitted on one side, queried with the other."""
+def _filter_join_of_sides(left, right, *, spec, limit, n_jobs):
+    """The approximate join (one block): a search fitted on one side, queried with
+    the other."""
     # Imported here: the estimators' module imports this one (their join method).
     from ._unsupervised import FilterRefineNeighbors
 
@@ -165,7 +169,7 @@ def _filter_join_of_sides(left, right, spec, limit, n_jobs):
     search.fit(left if right is None else right)
     pairs = filter_join(search, left, right is None, limit)
     check_pair_recall(pairs, left, right, spec, limit, n_jobs)
-    return pairs
+    yield pairs
 
 
 def similarity_join(

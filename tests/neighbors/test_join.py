@@ -388,7 +388,7 @@ def test_a_share_with_an_integer_metric_is_refused():
         similarity_join(["Jon Smith", "John Smith"], threshold=0.15)
 
 
-@pytest.mark.parametrize("method", ["brute", "partition"])
+@pytest.mark.parametrize("method", ["brute", "partition", "auto", "filter"])
 def test_copies_of_one_string_stream_in_bounded_blocks(method):
     """10,000 copies of a string make 50 million pairs: the first blocks come
     without the others being held, each of at most a block's pairs."""
@@ -403,7 +403,9 @@ def test_copies_of_one_string_stream_in_bounded_blocks(method):
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert 0 < max(sizes) <= 2 * EXPANDED_BLOCK and peak < 300 * 2**20
-    rows, columns, _ = similarity_join(strings[:300] + ["same string hare"], threshold=1)
+    rows, columns, _ = similarity_join(
+        strings[:300] + ["same string hare"], threshold=1, method=method
+    )
     assert len(rows) == 301 * 300 // 2 and (rows < columns).all()
 
 
