@@ -1,26 +1,11 @@
 """The entry point: parse, run the subcommand, turn failures into one line and a code."""
 
-import contextlib
-import importlib
 import sys
 import warnings
 
+from ._commands import COMMANDS
 from ._errors import EXIT_FAILED, EXIT_INPUT, EXIT_OK, CommandError
 from ._parser import build_parser
-
-# Each subcommand's module and function, imported once the options parse:
-# ``sklearn-ed --help`` and a wrong option answer without loading scikit-learn.
-COMMANDS = {
-    "knn": ("._commands", "run_knn"),
-    "index": ("._commands", "run_index"),
-    "join": ("._join_commands", "run_join"),
-    "dedup": ("._join_commands", "run_dedup"),
-}
-
-
-def _command(name):
-    module, function = COMMANDS[name]
-    return getattr(importlib.import_module(module, __package__), function)
 
 
 def main(argv=None):
@@ -54,12 +39,10 @@ def main(argv=None):
     0
     """
     options = build_parser().parse_args(argv)
-    # The estimators' verbose lines go to stdout; the TSV may go there too.
-    options.stdout = sys.stdout
-    with warnings.catch_warnings(), contextlib.redirect_stdout(sys.stderr):
+    with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
         try:
-            _command(options.command)(options)
+            COMMANDS[options.command].run(options)
         except CommandError as error:
             return _fail(error, error.exit_code)
         except KeyboardInterrupt:

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import stat
+import sys
 
 from ._errors import EXIT_OUTPUT, CommandError, usage_error
 from ._saved_index import check_replaceable_index
@@ -27,16 +28,16 @@ DESCRIPTOR_NAME = re.compile(r"/(?:dev|proc/self)/fd/(\d+)")
 
 
 @contextlib.contextmanager
-def table_output(path, force, stdout, inputs):
+def table_output(path, force, inputs):
     """The text file to write a table to, made before the block reads any input.
 
-    ``path`` None or ``-`` is ``stdout``; a FIFO, a character device or a
+    ``path`` None or ``-`` is ``sys.stdout``; a FIFO, a character device or a
     descriptor's name (``/dev/stdout``) is written into directly; any other
     output is a new file that replaces ``path`` only if the block succeeds.
     """
     if path is None or path == "-":
-        yield stdout
-        stdout.flush()
+        yield sys.stdout
+        sys.stdout.flush()
         return
     descriptor = _descriptor(path)
     if descriptor is not None or _is_fifo_or_device(path):

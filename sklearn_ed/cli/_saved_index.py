@@ -3,7 +3,7 @@
 import json
 import os
 
-from ..utils import load, save
+from ..utils import load, read_json, save
 from ._errors import CommandError, input_error, usage_error
 
 INFO_FILE = "index.json"
@@ -64,8 +64,8 @@ def write_index(folder, estimator, names, alphabet):
 def read_index(path):
     """``(estimator, names, alphabet)`` of an index folder; load() builds no code from it."""
     try:
-        with open(os.path.join(path, INFO_FILE), encoding="utf-8") as file:
-            info = json.load(file)
+        # Bounded depth: a file of nested brackets is malformed input, not a RecursionError.
+        info = read_json(os.path.join(path, INFO_FILE))
     except (OSError, ValueError) as error:
         raise input_error(f"{path!r}: cannot read {INFO_FILE} ({error})") from error
     _check_info(path, info)

@@ -7,10 +7,12 @@ from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..distances import available_metrics, declare_metric_input, distinct_within
-from ..neighbors import (
+from ..distances import available_metrics, declare_metric_input
+from ..join import (
     check_output_size,
     concatenated_pairs,
+    distinct_within,
+    join_method_names,
     join_prepared,
     prepared_join,
     reachable_limit,
@@ -65,8 +67,10 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         distinct strings, and ``fit`` refuses (``MemoryError``, before the
         join starts) when a sample says they would not fit in memory.
         Copies of a string are grouped together without their pairs.
-    method : {"auto", "partition", "brute"}, default="auto"
-        How the join finds the pairs (:func:`~sklearn_ed.similarity_join`).
+    method : str, default="auto"
+        How the join finds the pairs: ``"auto"``, ``"partition"``, ``"brute"``
+        or another exact method of :func:`sklearn_ed.join.join_method_names`
+        (:func:`~sklearn_ed.similarity_join`).
     n_jobs : int, default=None
         Threads of the distance computations.
 
@@ -111,7 +115,8 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         "metric": [StrOptions(set(STRING_METRICS))],
         "processor": [StrOptions(set(PROCESSORS)), callable, None],
         "linkage": [StrOptions(set(LINKAGES))],
-        "method": [StrOptions({"auto", "partition", "brute"})],
+        # Checked against the join methods registered when fit runs (_prepared).
+        "method": [str],
         "n_jobs": [Integral, None],
     }
 
@@ -241,6 +246,11 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
     def _prepared(self, X):
         """The strings validated and processed once, the metric and the largest
         distance kept."""
+        exact = join_method_names(exact_only=True)
+        if self.method not in exact:
+            raise ValueError(
+                f"method must be an exact join method, one of {exact}; got {self.method!r}."
+            )
         spec, limit, strings, _ = prepared_join(
             X, None, self.threshold, self.min_similarity, self.metric, self.processor, ("X",)
         )

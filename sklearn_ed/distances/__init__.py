@@ -17,15 +17,15 @@ from ._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
 
 # The developer interface of sibling subpackages (not in __all__).
 from ._deletions import DeletionIndex, deletion_index, deletion_index_bytes
-from ._dispatch import CLUSTER_EXECUTORS, chunk_payload
-from ._distinct import Distinct, distinct_within
+from ._dispatch import CLUSTER_EXECUTORS, chunk_payload, map_chunks
 from ._dtw import DTW, make_dtw_metric
 from ._dtw_bounds import DTWBound
 from ._euclidean import EUCLIDEAN
 from ._hamming import HAMMING
-from ._join import choose_join_method, distinct_pairs, join_blocks, levenshtein_bound
 from ._levenshtein import LEVENSHTEIN
 from ._pairwise import (
+    chunk_per_worker,
+    pairwise_block,
     pairwise_distances,
     pairwise_distances_within,
     symmetric_pairwise_distances,

@@ -27,6 +27,7 @@ from ..utils import (
     check_strings,
     qgram_code_base,
     qgram_counts,
+    saved_int,
 )
 
 
@@ -124,7 +125,7 @@ class LevenshteinBound(LowerBound):
         return {"q": self.q, "strings": self._strings}
 
     def __setstate__(self, state):
-        self.__init__(list(state["strings"]), q=state["q"])
+        self.__init__(list(state["strings"]), q=saved_int(state["q"], "q", low=1))
 
     def _profiles(self, strings, grow=False):
         """Binary rows of numbered q-grams; tokens unseen in the base are dropped."""

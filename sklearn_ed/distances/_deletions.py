@@ -18,7 +18,7 @@ variants sharing a hash could only add an item to verify, never lose one.
 import numpy as np
 from numba import njit
 
-from ..utils import available_memory, run_starts, to_code_points
+from ..utils import available_memory, run_starts, saved_array, saved_int, to_code_points
 
 _BASE = np.uint64(0x100000001B3)
 _LENGTH_MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -128,6 +128,27 @@ class DeletionIndex:
         self._items = items[order]
         del items
         self._deleted = deleted[order]
+
+    def __setstate__(self, state):
+        # Format 1 saved the arrays themselves (the hashes as a plain array);
+        # the kernels index with them, so each is checked, and the hashes'
+        # bucket table is rebuilt, never read.
+        hashes = state.get("_hashes")
+        hashes = hashes.hashes if isinstance(hashes, SortedHashes) else hashes
+        hashes = saved_array(hashes, "_hashes", "u", shape=(None,), order="nondecreasing")
+        depth = saved_int(state.get("depth"), "depth", low=1, high=3)
+        n_items = saved_int(state.get("n_items"), "n_items", low=0)
+        shape = (len(hashes),)
+        items = saved_array(state.get("_items"), "_items", "iu", shape=shape, low=0, high=n_items)
+        deleted = state.get("_deleted")
+        vars(self).update(
+            depth=depth,
+            n_items=n_items,
+            _longest=saved_int(state.get("_longest"), "_longest", low=0),
+            _hashes=SortedHashes(hashes.astype(np.uint64)),
+            _items=items,
+            _deleted=saved_array(deleted, "_deleted", "iu", shape=shape, low=0, high=depth + 1),
+        )
 
     def within(self, queries, limits):
         """Items within edit distance ``limits[i]`` of query ``i`` (and a few more).

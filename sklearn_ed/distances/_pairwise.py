@@ -59,11 +59,11 @@ def pairwise_distances(
         Y = None if Y is None else check_items(Y, spec.input_type, name="Y")
     Y = X if Y is None else Y
     if score_cutoff is None:
-        chunks = _chunk_per_worker(np.arange(len(X)), n_jobs)
+        chunks = chunk_per_worker(np.arange(len(X)), n_jobs)
         if not chunks:
             return np.empty((0, len(Y)))
         return np.concatenate(
-            map_chunks(partial(_pairwise_block, spec), X, Y, [None], chunks, n_jobs), axis=0
+            map_chunks(partial(pairwise_block, spec), X, Y, [None], chunks, n_jobs), axis=0
         )
     cutoffs = np.broadcast_to(np.asarray(score_cutoff, dtype=np.float64), (len(X),))
     distances = np.empty((len(X), len(Y)))
@@ -140,13 +140,13 @@ def _blocks_with_cutoffs(spec, X, Y, cutoffs, n_jobs):
     chunks = [
         chunk
         for value in np.unique(cutoffs)
-        for chunk in _chunk_per_worker(np.flatnonzero(cutoffs == value), n_jobs)
+        for chunk in chunk_per_worker(np.flatnonzero(cutoffs == value), n_jobs)
     ]
-    blocks = map_chunks(partial(_pairwise_block, spec), X, Y, [cutoffs], chunks, n_jobs)
+    blocks = map_chunks(partial(pairwise_block, spec), X, Y, [cutoffs], chunks, n_jobs)
     return zip(chunks, blocks)
 
 
-def _chunk_per_worker(rows, n_jobs):
+def chunk_per_worker(rows, n_jobs):
     """A base is prepared once per batched call: as few chunks as workers."""
     return [
         chunk
@@ -155,7 +155,9 @@ def _chunk_per_worker(rows, n_jobs):
     ]
 
 
-def _pairwise_block(spec, queries, Y, cutoffs):
+def pairwise_block(spec, queries, Y, cutoffs):
+    """Distances of ``queries`` to every item of ``Y`` in one batched call, with
+    the cut-off ``cutoffs[0]`` (one for the block) when given."""
     if cutoffs is None:
         return spec.pairwise(queries, Y)
     cutoff = cutoffs[0]

@@ -16,7 +16,7 @@ INPUT_TYPES = ("strings", "vectors", "objects")
 # from its exact value (a few operations on values of at most 1): a pair
 # exactly at a threshold (a token_set score of 85 at 0.15, an Indel ratio of
 # 6/7 at min_similarity=6/7) computes up to this much beyond it.
-ROUNDING_SLACK = 4 * np.finfo(np.float64).eps
+ROUNDING_SLACK = 4 * float(np.finfo(np.float64).eps)
 
 
 @dataclass(frozen=True)

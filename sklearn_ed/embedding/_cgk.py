@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..utils import Alphabet, SavedStateError, saved_array, saved_int
 from ._base import BaseStringEmbedder
 from ._cgk_kernels import cgk_embed, pack_walk_bits
 
@@ -132,6 +133,26 @@ class CGKEmbedder(BaseStringEmbedder):
             Fitted embedder.
         """
         return super().fit(X, y)
+
+    @classmethod
+    def _check_saved_state(cls, state):
+        """The saved walks fill exactly the codes the kernel writes, one bit per
+        symbol of the alphabet (sklearn_ed.load; the kernel checks no bounds)."""
+        if "walk_bits_" not in state:  # saved unfitted
+            return
+        alphabet = state.get("alphabet_")
+        if not isinstance(alphabet, Alphabet):
+            raise SavedStateError("alphabet_", "walks without their alphabet")
+        if state.get("variant") not in _OUTPUT_FACTOR:
+            raise SavedStateError("variant", f"{state.get('variant')!r} is not a variant")
+        steps = _OUTPUT_FACTOR[state["variant"]] * saved_int(
+            state.get("max_length_"), "max_length_", low=1
+        )
+        shape = (None, steps, alphabet.n_symbols)
+        bits = saved_array(state["walk_bits_"], "walk_bits_", "u", shape=shape, high=2)
+        width = bits.shape[0] * steps
+        saved_int(state.get("n_features_out_"), "n_features_out_", low=width, high=width + 1)
+        saved_int(state.get("n_symbols_"), "n_symbols_", alphabet.n_symbols, alphabet.n_symbols + 1)
 
     def _fit(self, strings):
         rng = check_random_state(self.random_state)

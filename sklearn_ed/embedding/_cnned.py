@@ -11,7 +11,7 @@ from ..io import character_codes, symbol_table
 from ..nn import (
     squared_euclidean,
 )
-from ..utils import UNKNOWN_SYMBOL, require_neural
+from ..utils import UNKNOWN_SYMBOL, SavedStateError, require_neural, saved_array
 from ._base import BaseStringEmbedder
 from ._neural import NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin
 
@@ -126,7 +126,9 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         split: monitor ``"train_loss"`` (e.g.
         ``EarlyStopping(monitor="train_loss")``).
     verbose : int, default=0
-        0: silent; 1: skorch's epoch table; 2: also a progress bar.
+        0: silent; 1: skorch's epoch table (stdout), and a line logged on
+        the ``sklearn_ed`` logger (stderr) before the exact distances of
+        the training set; 2: also a progress bar.
     n_jobs : int, default=None
         Parallel jobs of the exact distances that build the training set
         (``None``: every usable core, as they are most of a CPU fit; joblib
@@ -358,6 +360,24 @@ class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
         if device == "cpu":
             return self._embed_lookup(strings)
         return self._embed_bag(strings, device)
+
+    @staticmethod
+    def _network_width(module):
+        return module.n_components
+
+    @classmethod
+    def _check_saved_state(cls, state):
+        """The saved lookup table (when there is one) is the network's shape."""
+        super()._check_saved_state(state)
+        lookup = state.get("_lookup")
+        if lookup is None:
+            return
+        if not (isinstance(lookup, (tuple, list)) and len(lookup) == 2):
+            raise SavedStateError("_lookup", "not a table and a bias")
+        module = state["module_"]
+        shape = (module.n_symbols, module.max_length, module.n_components)
+        saved_array(lookup[0], "_lookup", "f", shape=shape)
+        saved_array(lookup[1], "_lookup", "f", shape=shape[2:])
 
     def _lookup_table(self):
         if getattr(self, "_lookup", None) is None:

@@ -107,7 +107,9 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     callbacks : list of skorch callbacks or None, default=None
         Passed to the skorch net of every phase (copied at each).
     verbose : int, default=0
-        0: silent; 1: skorch's epoch table; 2: also a progress bar.
+        0: silent; 1: skorch's epoch table (stdout), and a line logged on
+        the ``sklearn_ed`` logger (stderr) before the exact distances of
+        the training set; 2: also a progress bar.
     n_jobs : int, default=None
         Parallel jobs of the exact distances that build the training set
         (``None``: every usable core, as they are most of a CPU fit; joblib
@@ -397,6 +399,10 @@ class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
 
     def _embed_batch(self, strings):
         return self._embed_torch(strings, dtype=np.dtype(self.output_dtype))
+
+    @staticmethod
+    def _network_width(module):
+        return module.steps_out * module.linear.out_features
 
     def estimate_distance(self, X, Y=None):
         """Edit distances estimated from embeddings: ``distance_scale_ * d_H``.

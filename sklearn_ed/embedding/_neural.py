@@ -21,7 +21,7 @@ from ..nn import (
     distance_jobs,
     mean_off_diagonal,
 )
-from ..utils import qgram_profiles
+from ..utils import Alphabet, SavedStateError, log_progress, qgram_profiles, saved_int
 
 # train_sampling="neighborhoods": proxy candidates per neighbor, refined exactly.
 _NEIGHBORHOOD_CANDIDATES = 10
@@ -57,6 +57,21 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
     ``train_sampling`` and ``neighborhood_size``, and the fitted ``alphabet_``
     and ``max_length_``.
     """
+
+    @classmethod
+    def _check_saved_state(cls, state):
+        """The saved network takes the alphabet's symbols up to ``max_length_`` and
+        gives ``n_features_out_`` values (sklearn_ed.load): CNN-ED's lookup
+        kernel and the learned walk index with them unchecked."""
+        module = state.get("module_")
+        if module is None:  # saved unfitted
+            return
+        alphabet = state.get("alphabet_")
+        if not isinstance(alphabet, Alphabet) or module.n_symbols != alphabet.n_symbols:
+            raise SavedStateError("module_", "a network of another alphabet")
+        saved_int(state.get("max_length_"), "max_length_", module.max_length, module.max_length + 1)
+        width = cls._network_width(module)
+        saved_int(state.get("n_features_out_"), "n_features_out_", width, width + 1)
 
     def _top_k_triplets(self, strings, rng, *, train_neighbors="exact", n_epochs=1):
         """The training strings, their exact distances, a triplet sampler over them
@@ -120,11 +135,10 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
         """
         n, k = len(train), self.n_neighbors_
         width = min(RANKED_CANDIDATES * k, n - 1)
-        if self.verbose:
-            tqdm.write(
-                f"[{type(self).__name__}] exact distances of the {n} training strings "
-                f"to their {width} q-gram candidates"
-            )
+        log_progress(
+            self,
+            f"exact distances of the {n} training strings to their {width} q-gram candidates",
+        )
         profiles = qgram_profiles(train, self.alphabet_)
         candidates = np.empty((n, width), dtype=np.int64)
         for start in range(0, n, _SIMILARITY_ROWS):
@@ -223,11 +237,11 @@ class NeuralEmbedderMixin(TorchEmbedderMixin):
             cached = TrainingDistances(train, n_jobs=distance_jobs(self.n_jobs))
         cached.n_jobs = distance_jobs(self.n_jobs)
         if whole and not cached.is_whole:
-            if self.verbose:
-                tqdm.write(
-                    f"[{type(self).__name__}] exact distances among the {len(train)} "
-                    f"training strings ({len(train) * (len(train) - 1) // 2} pairs)"
-                )
+            log_progress(
+                self,
+                f"exact distances among the {len(train)} training strings "
+                f"({len(train) * (len(train) - 1) // 2} pairs)",
+            )
             cached.compute_whole()
         self._train_pairs, self._train_key = cached, key
         self.train_distances_ = cached.matrix

@@ -20,6 +20,9 @@ from ..utils import (
     qgram_code_base,
     qgram_counts,
     qgram_sample,
+    saved_array,
+    saved_characters,
+    saved_int,
 )
 
 # Characters that pad strings so that their ends form q-grams of their own.
@@ -318,6 +321,21 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
     def _upgrade_saved_state(cls, state):
         """The state of an embedder saved before q-gram sampling."""
         return {**cls.__sklearn_ed_added__, **state}
+
+    @classmethod
+    def _check_saved_state(cls, state):
+        """The saved alphabet and vocabulary are as fit writes them (sklearn_ed.load):
+        the alphabet sizes the symbol lookup (a code point past Unicode would
+        ask gigabytes), the vocabulary numbers the profiles' columns."""
+        if "vocabulary_" not in state:  # saved unfitted
+            return
+        saved_characters(state.get("alphabet_"), "alphabet_")
+        saved_int(state.get("q_"), "q_", low=1)
+        vocabulary = saved_array(
+            state["vocabulary_"], "vocabulary_", "u", shape=(None,), order="increasing"
+        )
+        n_columns = len(vocabulary)
+        saved_int(state.get("n_features_out_"), "n_features_out_", n_columns, n_columns + 1)
 
     def _fit_counts(self, strings):
         """Learn q, the vocabulary and the idf weights; the q-gram counts of ``strings``."""

@@ -130,7 +130,9 @@ class TripletMinedEmbedder(
         Passed to the skorch net (copied at fit). There is no validation
         split: monitor ``"train_loss"``.
     verbose : int, default=0
-        0: silent; 1: skorch's epoch table; 2: also a progress bar.
+        0: silent; 1: skorch's epoch table (stdout), and a line logged on
+        the ``sklearn_ed`` logger (stderr) before the exact distances of
+        the training set; 2: also a progress bar.
     n_jobs : int, default=None
         Parallel jobs of the exact distances that build the training set
         (``None``: every usable core, as they are most of a CPU fit; joblib

@@ -16,6 +16,7 @@ extra memory of a call does not grow with the number of queries beyond its
 import numpy as np
 from scipy import sparse
 
+from ..utils import SavedStateError, saved_int
 from ._codes import EMBEDDING_METRICS, pack_symbol_codes
 
 
@@ -64,6 +65,10 @@ class BaseIndex:
 
     #: Metrics a backend supports.
     metrics = EMBEDDING_METRICS
+    #: ``[low, high)`` of each saved integer setting the engine relies on
+    #: (``None``: unbounded; a setting of ``None`` is left to the code that
+    #: reads it); a subclass declares its own.
+    _saved_bounds = {"chunk_size": (1, None), "n_symbols": (1, None), "_dim": (0, None)}
 
     def __init__(self, metric, *, n_symbols=None, chunk_size=4096):
         if metric not in self.metrics:
@@ -304,8 +309,20 @@ class BaseIndex:
 
     def __setstate__(self, state):
         data = state.pop("_index")
+        self._check_settings(state)
         self.__dict__.update(state)
         self.load_bytes(data, state["_dim"])
+
+    def _check_settings(self, state):
+        """Refuse saved settings that the engine's code could not take safely."""
+        if state.get("metric") not in self.metrics:
+            raise SavedStateError("metric", f"{state.get('metric')!r} is not one of {self.metrics}")
+        for cls in type(self).__mro__:
+            for name, (low, high) in vars(cls).get("_saved_bounds", {}).items():
+                if state.get(name) is not None:
+                    saved_int(state[name], name, low=low, high=high)
+        if state.get("metric") == "hamming" and state.get("n_symbols") is None:
+            raise SavedStateError("n_symbols", "symbol codes need their number of symbols")
 
     def __repr__(self):
         return f"{type(self).__name__}(metric={self.metric!r}, n_items={self.n_items})"

@@ -11,19 +11,14 @@ import faiss
 import numpy as np
 
 from ._base import BaseIndex
+from ._codes import packed_width
+from ._faiss_format import METRIC_INNER_PRODUCT, METRIC_L2, check_faiss_bytes
 
 
 def _serialize(index):
     if isinstance(index, faiss.IndexBinary):
         return faiss.serialize_index_binary(index)
     return faiss.serialize_index(index)
-
-
-def _deserialize(data):
-    try:
-        return faiss.deserialize_index(data)
-    except RuntimeError:
-        return faiss.deserialize_index_binary(data)
 
 
 def _on_gpu(index, device):
@@ -51,6 +46,9 @@ def _on_gpu(index, device):
 class FaissIndex(BaseIndex):
     """Shared plumbing of the faiss backends: serialization and the exact scan."""
 
+    #: The faiss structure of the backend's engine (see ``check_faiss_bytes``).
+    _structure = "flat"
+
     def __init__(self, metric, *, n_symbols=None, chunk_size=4096, device="cpu"):
         super().__init__(metric, n_symbols=n_symbols, chunk_size=chunk_size)
         if device not in ("cpu", "cuda"):
@@ -68,7 +66,13 @@ class FaissIndex(BaseIndex):
         return _serialize(index)
 
     def _deserialize(self, data):
-        return _on_gpu(_deserialize(data), self.device)
+        # faiss trusts the sizes and ids it reads: the bytes are checked first.
+        if self.metric == "hamming":
+            check_faiss_bytes(data, self._structure, 8 * packed_width(self._dim, self.n_symbols))
+            return _on_gpu(faiss.deserialize_index_binary(data), self.device)
+        metric = METRIC_L2 if self.metric == "euclidean" else METRIC_INNER_PRODUCT
+        check_faiss_bytes(data, self._structure, self._dim, metric)
+        return _on_gpu(faiss.deserialize_index(data), self.device)
 
     def _n_bits(self, vectors):
         return vectors.shape[1] * 8
@@ -142,6 +146,9 @@ class HNSWIndex(FaissIndex):
     chunk_size : int, default=4096
         Queries searched at once.
     """
+
+    _structure = "hnsw"
+    _saved_bounds = {"M": (1, None), "ef_construction": (1, None), "ef_search": (1, None)}
 
     def __init__(
         self,
@@ -218,6 +225,9 @@ class IVFIndex(FaissIndex):
     device : {"cpu", "cuda"}, default="cpu"
         As for :class:`FlatIndex`.
     """
+
+    _structure = "ivf"
+    _saved_bounds = {"n_lists": (1, None), "n_probe": (1, None)}
 
     def __init__(
         self,

@@ -12,6 +12,7 @@ import threading
 import faiss
 import numpy as np
 
+from ..utils import SavedStateError
 from ._base import BaseIndex
 from ._codes import packed_width
 
@@ -39,6 +40,7 @@ class NNDescentIndex(BaseIndex):
     """
 
     metrics = ("hamming", "euclidean")
+    _saved_bounds = {"n_neighbors": (1, None)}
 
     def __init__(
         self,
@@ -165,6 +167,9 @@ class NNDescentIndex(BaseIndex):
             width = (
                 packed_width(n_features, self.n_symbols) if self.metric == "hamming" else n_features
             )
+            row_bytes = width * np.dtype(dtype).itemsize
+            if row_bytes == 0 or data.size % row_bytes:
+                raise SavedStateError("_index", f"{data.size} bytes are not rows of {row_bytes}")
             self._data = data.view(dtype).reshape(-1, width)
             self._index = self._build(self._data)
         return self

@@ -13,13 +13,14 @@ O(log n) segments.
 """
 
 import io
+import zipfile
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 from sklearn.preprocessing import normalize
 
-from ..utils import segments_absorbed
+from ..utils import SavedStateError, saved_array, segments_absorbed
 from ._base import BaseIndex
 
 # Largest (queries x items) dense block of an exhaustive scan.
@@ -67,6 +68,9 @@ class SparseCosineIndex(BaseIndex):
     """
 
     metrics = ("cosine",)
+    # OpenMP ends the process when it cannot start the threads asked for
+    # ("libgomp: Thread creation failed"): a saved count is capped.
+    _saved_bounds = {"n_threads": (1, 1025)}
 
     def __init__(self, metric="cosine", *, n_threads=None, chunk_size=4096):
         super().__init__(metric, chunk_size=chunk_size)
@@ -169,7 +173,8 @@ class SparseCosineIndex(BaseIndex):
         return product.indptr, 1.0 - product.data, product.indices
 
     def to_bytes(self):
-        """The rows as the bytes of an ``.npz`` file (empty if nothing added).
+        """The rows and where each segment starts, as the bytes of an ``.npz`` file
+        (empty if nothing added).
 
         Returns
         -------
@@ -178,12 +183,27 @@ class SparseCosineIndex(BaseIndex):
         """
         if self._index is None:
             return np.zeros(0, dtype=np.uint8)
+        rows = sparse.vstack([segment.rows for segment in self._index], "csr")
         buffer = io.BytesIO()
-        sparse.save_npz(buffer, sparse.vstack([segment.rows for segment in self._index], "csr"))
+        # The segments are kept: each answers its ties in its own order, so
+        # merging them would change the candidates tied at the cut-off.
+        np.savez_compressed(
+            buffer,
+            data=rows.data,
+            indices=rows.indices,
+            indptr=rows.indptr,
+            shape=np.array(rows.shape),
+            format=np.array(b"csr"),
+            starts=np.array([segment.start for segment in self._index]),
+        )
         return np.frombuffer(buffer.getvalue(), dtype=np.uint8).copy()
 
     def load_bytes(self, data, n_features):
-        """Restore the rows from :meth:`to_bytes` output.
+        """Restore the rows and their segments from :meth:`to_bytes` output.
+
+        Every array is checked before scipy or the sparse product reads it
+        (columns within the width, row pointers from 0 to the entries,
+        segments within the rows).
 
         Parameters
         ----------
@@ -196,14 +216,59 @@ class SparseCosineIndex(BaseIndex):
         -------
         self : SparseCosineIndex
             The restored index.
+
+        Raises
+        ------
+        SavedStateError
+            A ``ValueError`` naming the array that breaks its invariants.
         """
         data = np.asarray(data, dtype=np.uint8)
         self._dim = self._index = None
         if data.size:
-            rows = sparse.load_npz(io.BytesIO(data.tobytes())).tocsr()
-            self._index = [_Segment(0, rows, rows.T.tocsr())]
+            rows, starts = _checked_rows(data, n_features)
+            stops = [*starts[1:], rows.shape[0]]
+            self._index = [
+                _Segment(int(start), rows[start:stop], rows[start:stop].T.tocsr())
+                for start, stop in zip(starts, stops)
+            ]
             self._dim = rows.shape[1]
         return self
+
+
+def _checked_rows(data, n_features):
+    """The CSR rows and segment starts of :meth:`SparseCosineIndex.to_bytes`
+    output, each array within its bounds (a saved index is untrusted input)."""
+    try:
+        with np.load(io.BytesIO(data.tobytes()), allow_pickle=False) as parts:
+            parts = {key: parts[key] for key in parts.files}
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
+        raise SavedStateError("_index", f"not the .npz of sparse rows ({error})") from None
+    missing = {"data", "indices", "indptr", "shape", "format"} - set(parts)
+    if missing or parts["format"].tobytes() != b"csr":
+        raise SavedStateError("_index", f"not CSR rows (lacks {sorted(missing)} or the format)")
+    n_rows, n_columns = saved_array(parts["shape"], "_index (shape)", "iu", shape=(2,), low=0)
+    if n_features is None or n_columns != n_features:
+        raise SavedStateError("_index (shape)", f"{n_columns} columns, not {n_features}")
+    indices = saved_array(
+        parts["indices"], "_index (indices)", "iu", shape=(None,), low=0, high=n_columns
+    )
+    nnz = len(indices)
+    indptr = saved_array(
+        parts["indptr"], "_index (indptr)", "iu", shape=(n_rows + 1,), order="nondecreasing"
+    )
+    if indptr[0] != 0 or indptr[-1] != nnz:
+        raise SavedStateError("_index (indptr)", f"does not run from 0 to the {nnz} entries")
+    values = saved_array(parts["data"], "_index (data)", "f", shape=(nnz,))
+    # Saved before the segments were kept: one segment.
+    starts = parts.get("starts", np.zeros(1, dtype=np.int64))
+    bounds = {"low": 0, "high": n_rows + 1, "order": "nondecreasing"}
+    saved_array(starts, "_index (starts)", "iu", shape=(None,), **bounds)
+    if len(starts) == 0 or starts[0] != 0:
+        raise SavedStateError("_index (starts)", "segments must start at item 0")
+    rows = sparse.csr_matrix(
+        (values.astype(np.float32), indices, indptr), shape=(int(n_rows), int(n_columns))
+    )
+    return rows, [int(start) for start in starts]
 
 
 def _unit_or_empty(rows, block=2**20):

@@ -1,17 +1,9 @@
 """Filter-and-refine nearest neighbors, classification, regression and graphs."""
 
+from ..join import iter_similarity_join, similarity_join
+from . import _filter_method  # noqa: F401  (registers the join method "filter")
 from ._classification import FilterRefineClassifier
 from ._graph import FilterRefineTransformer
-from ._join import (
-    check_output_size,
-    concatenated_pairs,
-    distance_threshold,
-    iter_similarity_join,
-    join_prepared,
-    prepared_join,
-    reachable_limit,
-    similarity_join,
-)
 from ._regression import FilterRefineRegressor
 
 # For the sharded estimators of sklearn_ed.dask (not in __all__).

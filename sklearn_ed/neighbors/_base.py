@@ -30,6 +30,7 @@ from ..utils import (
     Alphabet,
     apply_processor,
     check_items,
+    log_progress,
     sorted_unique,
     to_code_points,
 )
@@ -113,7 +114,9 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
             )
         self.n_samples_fit_ = len(X)
         embedder = self._make_embedder(X)
-        self._log(f"embedder: {type(embedder).__name__}; filter index: {self.filter_algorithm}")
+        log_progress(
+            self, f"embedder: {type(embedder).__name__}; filter index: {self.filter_algorithm}"
+        )
         with_near = self.exact or self._near_pays(X)
         near_depth = None if self.exact else 1
         # The deletion lookup's depth is the metric's own (2) unless given.
@@ -174,10 +177,6 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
     def _embed(self, X):
         return self.search_.embed(X)
 
-    def _log(self, message):
-        if self.verbose:
-            tqdm.write(f"[{type(self).__name__}] {message}")
-
     def _progress(self, total, desc):
         """A progress bar shown when ``verbose`` (tqdm)."""
         return tqdm(total=total, desc=desc, disable=not self.verbose, leave=False)
@@ -205,9 +204,10 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
             # Brute force costs no more than a check: every item is a candidate.
             self.n_candidates_ = self.n_samples_fit_ if fixed is None else fixed
             self.estimated_recall_, self.estimated_recall_se_ = 1.0, 0.0
-            self._log(
+            log_progress(
+                self,
                 f"{self.n_samples_fit_} items: n_candidates_={self.n_candidates_}, "
-                "every item is verified (exact search)"
+                "every item is verified (exact search)",
             )
             return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
         if not self.check_recall or (self.exact and fixed is not None):
@@ -230,10 +230,11 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
         chosen = fixed if fixed is not None else check.smallest_reaching(self.target_recall)
         self.n_candidates_ = int(chosen if chosen is not None else check.grid[-1])
         self.estimated_recall_, self.estimated_recall_se_ = check.at(self.n_candidates_)
-        self._log(
+        log_progress(
+            self,
             f"n_candidates_={self.n_candidates_}: estimated top-{k} recall "
             f"{self.estimated_recall_:.3f} +/- {self.estimated_recall_se_:.3f} "
-            f"({check.n_queries} items of the base as queries)"
+            f"({check.n_queries} items of the base as queries)",
         )
         if self.estimated_recall_ < self.target_recall and not self.exact:
             # exact=True answers exactly whatever the filter's recall.

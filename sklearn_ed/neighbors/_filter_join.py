@@ -29,6 +29,10 @@ _SAMPLE_ROWS = 200
 _QUERY_BLOCK = 10_000
 
 
+# The name of the approximate join method, which sklearn_ed.join's registry holds.
+FILTER = "filter"
+
+
 def filter_join(search, queries, self_join, limit):
     """Pairs ``(query rows, fitted rows, distances)`` that ``search`` finds within ``limit``.
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..distances import candidate_distances, ragged_candidate_distances
 from ..index import embed_for_index, embedding_spec, make_index, sort_by_value
-from ..utils import apply_processor, check_items, take_items
+from ..utils import SavedStateError, apply_processor, check_items, take_items
 from ._batching import FIT_BATCH_SIZE, appended_items, batches, short_strings
 from ._exact import answer_near, bounded_items, empty_top_k, verify_bounded
 from ._segments import SegmentedLookup
@@ -365,11 +365,27 @@ class FittedSearch:
         # Declared state: the bound and the lookups are rebuilt from the items.
         state = dict(vars(self))
         state["bound"] = state["near"] = state["far"] = None
-        for derived in ("_bound_segments", "_near_segments", "_far_segments", "_buffer"):
-            state.pop(derived, None)
+        # A lookup given up as the base grew stays given up: rebuilt whole on
+        # load, it could fit again and answer queries the filter answered.
+        for setting, derived in _LOOKUPS.items():
+            segments = state.pop(derived, None)
+            if segments is not None and not segments.available:
+                state[setting] = False
+        state.pop("_buffer", None)
         return state
 
     def __setstate__(self, state):
+        items, index = state.get("items"), state.get("index")
+        if items is not None and index is not None and index.n_items != len(items):
+            raise SavedStateError("index", f"{index.n_items} items indexed, {len(items)} saved")
         vars(self).update({"processor": None, "near_depth": None, "with_far": False, **state})
         if self.items is not None:
             self._derive(rebuild=True)
+
+
+# Each lookup's setting, and the segments it is kept in.
+_LOOKUPS = {
+    "with_bound": "_bound_segments",
+    "with_near": "_near_segments",
+    "with_far": "_far_segments",
+}

@@ -110,7 +110,10 @@ class FilterRefineNeighbors(FilterRefineBase):
         scikit-learn's KNeighbors estimators do; pass an int for other draws.
     verbose : int, default=0
         Progress bars (tqdm) for embedding, the recall check and queries,
-        and a line per fit stage; 0 is silent.
+        and a line per fit stage; 0 is silent. Both go to stderr: the lines
+        are logged at INFO on the ``sklearn_ed`` logger, which the
+        :mod:`logging` API silences (``setLevel(logging.WARNING)``) or
+        redirects (a handler of your own, added before the fit).
 
     Attributes
     ----------

@@ -7,9 +7,11 @@ are the developer interface between subpackages, not part of the user API
 they may change between releases.
 """
 
+from ._invariants import SavedStateError, saved_array, saved_int
+from ._logging import log_progress
 from ._memory import available_memory
 from ._optional import NEURAL_EXTRA, PANDAS_EXTRA, require_neural, require_pandas
-from ._persistence import load, save
+from ._persistence import load, read_json, save
 from ._processors import PROCESSORS, apply_processor
 from ._qgrams import (
     HASH_MULTIPLIER,
@@ -31,6 +33,7 @@ from ._strings import (
     check_string_lengths,
     check_strings,
     resolve_max_length,
+    saved_characters,
     to_code_points,
 )
 from ._threads import default_backend, map_in_threads

@@ -1,12 +1,14 @@
 """The manifest's object tree, read back: checked whole, then built.
 
-Loading is two passes. :func:`check_tree` reads the whole tree before
+Loading is two passes. :class:`Checker` reads the whole tree before
 anything is constructed: every node's kind, its keys and their types, every
 class and function name against the tables of :mod:`._allowlist`, every
 array reference, dtype and shape. Only a tree that passes is handed to
-:func:`build_tree`, which constructs allow-listed classes, imports only the
+:class:`Builder`, which constructs allow-listed classes, imports only the
 modules those tables name, and calls no method that a file can replace (an
-attribute that would shadow one of the class's methods is refused).
+attribute that would shadow one of the class's methods is refused). As it
+rebuilds each object, the class checks the saved arrays its compiled code
+will index with (:mod:`._invariants`); a refusal names the manifest node.
 """
 
 import functools
@@ -17,6 +19,7 @@ import threading
 import numpy as np
 
 from ._allowlist import CLASSES, FUNCTIONS, INDEXES, OBJECTS, TORCH_MODULES, current_name
+from ._invariants import SavedStateError
 from ._manifest_writer import NUMERIC_KINDS, is_estimator
 
 # The keys of each kind of node, in the format's own words.
@@ -234,7 +237,7 @@ class Builder:
         self.arrays = arrays
         self.modules = modules
 
-    def build(self, node):  # noqa: C901 - one branch per kind of value
+    def build(self, node, path="tree"):  # noqa: C901 - one branch per kind of value
         kind = node["kind"]
         if kind == "value":
             return node["value"]
@@ -247,13 +250,13 @@ class Builder:
         if kind == "object_array":
             array = np.empty(len(node["items"]), dtype=object)
             for i, item in enumerate(node["items"]):
-                array[i] = self.build(item)
+                array[i] = self.build(item, f"{path}[{i}]")
             return array.reshape(node["shape"])
         if kind in ("list", "tuple"):
-            items = [self.build(item) for item in node["items"]]
+            items = [self.build(item, f"{path}[{i}]") for i, item in enumerate(node["items"])]
             return items if kind == "list" else tuple(items)
         if kind == "dict":
-            return {k: self.build(v) for k, v in node["items"].items()}
+            return {k: self.build(v, f"{path}.{k}") for k, v in node["items"].items()}
         if kind == "lock":
             return threading.Lock()
         if kind == "class":
@@ -263,25 +266,23 @@ class Builder:
         if kind == "function":
             return _lookup(FUNCTIONS, node["name"], "", "function")
         if kind == "partial":
-            return functools.partial(self.build(node["function"]), **self.build(node["keywords"]))
+            function = self.build(node["function"], f"{path}.function")
+            return functools.partial(function, **self.build(node["keywords"], f"{path}.keywords"))
         if kind == "torch_module":
-            return self._module(node)
+            return self._module(node, path)
         if kind == "index":
             index = object.__new__(_lookup(INDEXES, node["class"], "", "index"))
-            state = self.build(node["state"])
+            state = self.build(node["state"], f"{path}.state")
             state["_index"] = self.arrays[node["engine"]]
-            index.__setstate__(state)
-            return index
+            return _restored(index, state, path, index.__setstate__)
         cls = _lookup(OBJECTS, node["class"], "", "class")
         obj = object.__new__(cls)
-        state = self.build(node["state"])
+        state = self.build(node["state"], f"{path}.state")
         if hasattr(cls, "_upgrade_saved_state"):  # a layout of an older release
             state = cls._upgrade_saved_state(state)
         if hasattr(obj, "__setstate__") and not is_estimator(obj):
-            obj.__setstate__(state)
-        else:
-            obj.__dict__.update(state)
-        return obj
+            return _restored(obj, state, path, obj.__setstate__)
+        return _restored(obj, state, path, obj.__dict__.update)
 
     def _strings(self, node):
         data = self.arrays[node["data"]].tobytes()
@@ -292,11 +293,28 @@ class Builder:
         ]
         return strings
 
-    def _module(self, node):
+    def _module(self, node, path):
         cls = _lookup(TORCH_MODULES, node["class"], "", "network")
-        module = cls(**self.build(node["init_args"]))
+        module = cls(**self.build(node["init_args"], f"{path}.init_args"))
         state = self.modules[node["state"]]
         if hasattr(cls, "prepare_for_state_dict"):
             module.prepare_for_state_dict(state)
         module.load_state_dict(state)
         return module.train(node["training"])
+
+
+def _restored(obj, state, path, set_state):
+    """``obj`` given ``state`` by ``set_state``, after its class's checks of the
+    saved arrays (see :mod:`._invariants`): a refusal names the manifest node."""
+    try:
+        check = getattr(type(obj), "_check_saved_state", None)
+        if check is not None:
+            check(state)
+        set_state(state)
+    except SavedStateError as error:
+        # A part may name an array within an attribute: "_index (indices)".
+        name, _, within = error.part.partition(" ")
+        # An index's engine is the node's "engine" array, not part of its state.
+        where = f"{path}.engine" if name == "_index" else f"{path}.state.{name}"
+        raise ManifestError(f"{where} {within}".strip(), error.problem) from None
+    return obj

@@ -11,14 +11,17 @@
 - ``torch.pt`` (only when the estimator holds a network): the ``state_dict``
   of every torch module, read back with ``torch.load(weights_only=True)``.
 
-What ``load`` trusts and refuses is in the docstring of :func:`load` and
-the user guide's persistence section. Pickle still works and is faster, but
-unpickling runs whatever the file says: use it only for files you made.
+What ``load`` trusts and refuses, and what an edited directory can still
+do, is in the docstring of :func:`load` and the user guide's persistence
+section. Pickle still works and is faster, but unpickling runs whatever the
+file says: use it only for files you made.
 """
 
 import hashlib
 import json
 import os
+import zipfile
+import zlib
 
 import numpy as np
 
@@ -29,6 +32,10 @@ from ._optional import require_neural
 FORMAT_VERSION = 2
 # Version 1 (sklearn-ed 0.1 and 0.2.dev) always wrote both files and no tree hash.
 _VERSION_1_FILES = ("arrays.npz", "torch.pt")
+# Deepest nesting of lists and objects a manifest may have: a saved estimator's
+# is under 30 (a Pipeline in a classifier: 24), and the check, the build and
+# the tree's hash recurse once or twice per level, far from Python's limit.
+MAX_JSON_DEPTH = 200
 
 
 def _sha256(path):
@@ -101,17 +108,26 @@ def save(estimator, path):
 def load(path):
     """Read an estimator written by :func:`save`; nothing in the files picks code.
 
-    The manifest is checked whole before anything is built: each node's
-    kind, keys and types, array references, dtypes and shapes, and every
-    class and function it names against a fixed list of sklearn-ed classes
-    (and scikit-learn's ``Pipeline``, ``TfidfTransformer`` and
-    ``FrozenEstimator``). No module named by a file is imported, no attribute
-    may stand in for a method, and networks are read with
-    ``torch.load(weights_only=True)``. The hashes detect files damaged or
-    edited after saving; whoever can write the directory can rewrite them,
-    and what protects you then is that the file chooses no code: at worst it
-    describes an estimator that answers differently. Index engines are
-    parsed by faiss (or scipy/pynndescent arrays) from their bytes.
+    The manifest is checked whole before anything is built: its depth (at
+    most 200 nested lists and objects), each node's kind, keys and types,
+    array references, dtypes and shapes, and every class and function it
+    names against a fixed list of sklearn-ed classes (and scikit-learn's
+    ``Pipeline``, ``TfidfTransformer`` and ``FrozenEstimator``). No module
+    named by a file is imported, no attribute may stand in for a method, and
+    networks are read with ``torch.load(weights_only=True)``. Every saved
+    array that compiled code indexes with (the index engines' bytes and
+    arrays, parsed and range-checked before faiss, scipy or numba read them;
+    the embedders' walks, alphabets and vocabularies; the networks' shapes)
+    is checked against the invariants its class declares as the object is
+    rebuilt.
+
+    The hashes detect files damaged or edited after saving; whoever can
+    write the directory can rewrite them. Such an edited directory cannot
+    run code, open other files, or crash the interpreter through its arrays:
+    ``load`` raises ``ValueError``. It can describe an estimator that
+    answers differently or wrongly (other parameters, items or consistent
+    values), raises ordinary exceptions when queried, or takes much time or
+    memory. The user guide's persistence section says what is checked.
 
     Parameters
     ----------
@@ -121,21 +137,26 @@ def load(path):
     Returns
     -------
     estimator : estimator
-        The estimator, answering as the saved one did.
+        The estimator, answering as the saved one did (an index grown by
+        ``partial_fit`` keeps its segments, so ties are kept alike).
 
     Raises
     ------
     ValueError
         When a file is missing, truncated or was changed after saving, the
-        format version is unknown, or the manifest names a class or function
-        that ``load`` does not build (the message names the node); nothing
-        is constructed then.
+        format version is unknown, the manifest nests too deep or names a
+        class or function that ``load`` does not build, or a saved array
+        breaks its class's invariants (the message names the manifest node);
+        no estimator is returned then.
     """
     path = os.fspath(path)
     manifest = _read_manifest(path)
     files = _checked_files(path, manifest)
-    with np.load(os.path.join(path, "arrays.npz"), allow_pickle=False) as arrays:
-        arrays = {key: arrays[key] for key in arrays.files}
+    try:
+        with np.load(os.path.join(path, "arrays.npz"), allow_pickle=False) as arrays:
+            arrays = {key: arrays[key] for key in arrays.files}
+    except (EOFError, zipfile.BadZipFile, zlib.error) as error:
+        raise ValueError(f"{path!r}: arrays.npz is not a NumPy archive ({error}).") from None
     modules = {}
     # Format 1 wrote torch.pt for every estimator: read it only if a network needs it.
     if "torch.pt" in files and _holds_network(manifest["tree"]):
@@ -146,6 +167,8 @@ def load(path):
     Checker(arrays, modules).check(manifest["tree"])
     try:
         return Builder(arrays, modules).build(manifest["tree"])
+    except ManifestError:  # a saved array that breaks its class's invariants
+        raise
     except Exception as error:  # a checked tree whose values the classes reject
         raise ValueError(
             f"{path!r}: the saved estimator could not be rebuilt ({type(error).__name__}: "
@@ -158,12 +181,10 @@ def _holds_network(tree):
     pending = [tree]
     while pending:
         node = pending.pop()
-        if isinstance(node, dict):
-            if node.get("kind") == "torch_module":
-                return True
-            pending.extend(node.values())
-        elif isinstance(node, list):
-            pending.extend(node)
+        if isinstance(node, dict) and node.get("kind") == "torch_module":
+            return True
+        if isinstance(node, (dict, list)):
+            pending.extend(_children(node))
     return False
 
 
@@ -173,11 +194,7 @@ def _read_manifest(path):
         raise ValueError(
             f"{path!r} holds no manifest.json: not a directory written by sklearn_ed.save."
         )
-    try:
-        with open(manifest_path, encoding="utf-8") as file:
-            manifest = json.load(file)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"{manifest_path!r} is not valid JSON ({error}).") from None
+    manifest = read_json(manifest_path)
     if not isinstance(manifest, dict) or manifest.get("format") != "sklearn-ed":
         raise ValueError(f"{manifest_path!r} is not an sklearn-ed manifest.")
     version = manifest.get("version")
@@ -189,6 +206,45 @@ def _read_manifest(path):
     if "tree" not in manifest or not isinstance(manifest.get("sha256"), dict):
         raise ValueError(f"{manifest_path!r} lacks its tree or its hashes.")
     return manifest
+
+
+def read_json(path, max_depth=MAX_JSON_DEPTH):
+    """The JSON document in the file ``path``, nested at most ``max_depth`` deep.
+
+    Raises
+    ------
+    ValueError
+        When the file is not UTF-8 JSON or nests deeper (the parser and any
+        walk of the document recurse per level: a file of 100,000 brackets
+        would raise RecursionError).
+    """
+    too_deep = ValueError(f"{path!r} nests lists and objects more than {max_depth} deep.")
+    try:
+        with open(path, encoding="utf-8") as file:
+            document = json.load(file)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path!r} is not valid JSON ({error}).") from None
+    except RecursionError:
+        raise too_deep from None
+    if _deeper_than(document, max_depth):
+        raise too_deep
+    return document
+
+
+def _deeper_than(document, limit):
+    """Whether lists and objects nest deeper than ``limit`` (walked without recursion)."""
+    pending = [(document, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, (dict, list)):
+            if depth > limit:
+                return True
+            pending.extend((item, depth + 1) for item in _children(value))
+    return False
+
+
+def _children(value):
+    return value.values() if isinstance(value, dict) else value
 
 
 def _checked_files(path, manifest):

@@ -14,6 +14,8 @@ import warnings
 import numpy as np
 from numba import njit
 
+from ._invariants import saved_array
+
 PAD_SYMBOL = 0
 UNKNOWN_SYMBOL = 1
 FIRST_CHAR_SYMBOL = 2
@@ -219,6 +221,12 @@ def map_code_points(code_points, lookup):
     return symbols
 
 
+def saved_characters(value, part):
+    """A saved alphabet's code points: distinct, ascending Unicode code points
+    (a larger one would size its lookup table in gigabytes)."""
+    return saved_array(value, part, "iu", shape=(None,), low=0, high=0x110000, order="increasing")
+
+
 class Alphabet:
     """Maps Unicode code points to integer symbols learned from training data.
 
@@ -248,6 +256,11 @@ class Alphabet:
             present[: len(seen)] |= seen
             seen = present
         return cls(np.flatnonzero(seen))
+
+    def __setstate__(self, state):
+        # The lookup is derived from the characters, so it is rebuilt rather
+        # than read: its symbols index the embedders' tables in compiled code.
+        self.__init__(saved_characters(state.get("characters"), "characters"))
 
     @property
     def n_symbols(self):

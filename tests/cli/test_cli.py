@@ -233,6 +233,30 @@ def test_join_two_files_equals_similarity_join(tmp_path, capsys):
     assert sorted(frame.itertuples(index=False, name=None)) == expected
 
 
+@pytest.mark.parametrize(
+    "strings, options, n_pairs",
+    [
+        # token_set_ratio 85, fuzz.ratio 600/7: pairs exactly at the cut-off.
+        (["abcdefghijklmnopqrst", "abcdefghijklmnopqxyz"], ["--metric", "token_set"], 1),
+        (["anne", "ann"], ["--metric", "normalized_indel"], 1),
+    ],
+)
+def test_join_keeps_the_pairs_at_the_cut_off(tmp_path, capsys, strings, options, n_pairs):
+    (tmp_path / "names.txt").write_text("\n".join(strings) + "\n")
+    similarity = "0.85" if "token_set" in options else str(6 / 7)
+    args = ["join", str(tmp_path / "names.txt"), "--min-similarity", similarity, *options]
+    assert main([*args, "-q"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1 + n_pairs
+
+
+def test_a_threshold_beyond_every_distance_joins_and_groups_everything(tmp_path, capsys):
+    (tmp_path / "words.txt").write_text("ab\nabc\nxyz\n")
+    for command in ("join", "dedup"):
+        assert main([command, str(tmp_path / "words.txt"), "--threshold", "inf", "-q"]) == 0
+    join_out, dedup_out = capsys.readouterr().out.split("name\tgroup")
+    assert len(join_out.splitlines()) == 1 + 3 and dedup_out.count("\t0\t") == 3
+
+
 def test_dedup_table_names_groups_and_representatives(tmp_path, capsys):
     (tmp_path / "people.csv").write_text(
         'id,name\np1,Jon Smith\np2,John Smith\np3,"Smith, John"\np4,Ann Lee\np5,Anne Lee\n'

@@ -12,7 +12,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 import sklearn_ed.dedup._deduplicator as deduplicator_module
-import sklearn_ed.neighbors._join as neighbors_join
+import sklearn_ed.join._api as join_api
 from sklearn_ed import StringDeduplicator
 
 THRESHOLD = 2
@@ -149,7 +149,7 @@ def test_identical_strings_group_within_a_small_memory(monkeypatch):
     built without holding the 4.5 million pairs."""
     import tracemalloc
 
-    monkeypatch.setattr(neighbors_join, "available_memory", lambda: 100 * 2**20)
+    monkeypatch.setattr(join_api, "available_memory", lambda: 100 * 2**20)
     strings = ["same string here"] * 3_000 + ["same string hare"]
     for linkage in ("representative", "connected"):
         tracemalloc.start()
@@ -162,7 +162,7 @@ def test_identical_strings_group_within_a_small_memory(monkeypatch):
 
 def test_grouping_beyond_memory_is_refused_before_it_starts_unless_it_streams(monkeypatch):
     strings = [f"{a}{b}{c}" for a in "abcd" for b in "abcd" for c in "abcdefgh"]
-    monkeypatch.setattr(neighbors_join, "available_memory", lambda: 100_000)
+    monkeypatch.setattr(join_api, "available_memory", lambda: 100_000)
     joined = []
     real = deduplicator_module.join_prepared
     monkeypatch.setattr(
@@ -173,7 +173,7 @@ def test_grouping_beyond_memory_is_refused_before_it_starts_unless_it_streams(mo
     assert joined == []
     connected = StringDeduplicator(2, linkage="connected")
     streamed = connected.fit_predict(strings)
-    monkeypatch.setattr(neighbors_join, "available_memory", lambda: None)
+    monkeypatch.setattr(join_api, "available_memory", lambda: None)
     assert streamed.tolist() == connected.fit_predict(strings).tolist()
 
 

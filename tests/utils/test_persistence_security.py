@@ -300,6 +300,68 @@ def test_mutated_manifests_load_as_saved_or_raise_value_error(saved_search, monk
         np.testing.assert_array_equal(got, want)
 
 
+def test_an_archive_that_is_not_one_is_refused_with_value_error(saved_search):
+    """A member whose bytes fail their CRC raised zipfile.BadZipFile."""
+    _, directory = saved_search
+    path = os.path.join(directory, "arrays.npz")
+    with open(path, "rb") as file:
+        content = bytearray(file.read())
+    content[len(content) // 2] ^= 0xFF
+    with open(path, "wb") as file:
+        file.write(content)
+    manifest = _manifest(directory)
+    manifest["sha256"]["arrays.npz"] = _sha256_of(directory, "arrays.npz")
+    _write_manifest(directory, manifest)
+    with pytest.raises(ValueError, match="arrays.npz is not a NumPy archive"):
+        load(directory)
+
+
+# 100,000 nested lists: json's parser recursed until RecursionError.
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_a_deeply_nested_manifest_is_refused_with_value_error(saved_search):
+    _, directory = saved_search
+    with open(os.path.join(directory, "manifest.json"), "w") as file:
+        file.write('{"format": "sklearn-ed", "version": 2, "sha256": {}, "tree": ' + DEEP + "}")
+    with pytest.raises(ValueError, match="nests lists and objects more than 200 deep"):
+        load(directory)
+
+
+def test_a_tree_nested_deeper_than_any_saved_one_is_refused(saved_search):
+    """Parsed, but deeper than the bound: the check, the build and the tree's
+    hash recurse per level, so it is refused before any of them."""
+    _, directory = saved_search
+    manifest = _manifest(directory)
+    node = {"kind": "value", "value": 1}
+    for _ in range(150):
+        node = {"kind": "list", "items": [node]}
+    manifest["tree"] = node
+    _write_manifest(directory, manifest)
+    with pytest.raises(ValueError, match="nests lists and objects more than 200 deep"):
+        load(directory)
+
+
+def test_the_command_line_reports_a_deeply_nested_index_as_bad_input(tmp_path, capsys):
+    """Exit 3 (malformed input) with one line, not a RecursionError's traceback."""
+    from sklearn_ed.cli import main
+
+    words = tmp_path / "words.txt"
+    words.write_text("kitten\nsitting\nmitten\nbitten\n")
+    index = tmp_path / "words.sked"
+    assert main(["index", str(words), "-o", str(index), "-k", "1", "-q"]) == 0
+    knn = ["knn", str(index), str(words), "-k", "1", "-q", "-o", str(tmp_path / "out.tsv")]
+    for name in ("index.json", os.path.join("estimator", "manifest.json")):
+        original = (index / name).read_text()
+        (index / name).write_text(DEEP)
+        capsys.readouterr()
+        assert main(knn) == 3
+        error = capsys.readouterr().err
+        assert "more than 200 deep" in error and "Traceback" not in error
+        (index / name).write_text(original)
+    assert main(knn) == 0
+
+
 def test_an_attribute_the_class_does_not_declare_is_refused(saved_search):
     _, directory = saved_search
     manifest = _manifest(directory)

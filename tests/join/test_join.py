@@ -14,9 +14,9 @@ from rapidfuzz.distance import (
     Levenshtein,
 )
 
-import sklearn_ed.distances._join as join_module
-import sklearn_ed.distances._prefix_bound as prefix_module
-import sklearn_ed.neighbors._join as public_join
+import sklearn_ed.join._api as public_join
+import sklearn_ed.join._brute as join_module
+import sklearn_ed.join._prefix_bound as prefix_module
 from sklearn_ed import (
     FilterRefineNeighbors,
     StringDeduplicator,
@@ -151,9 +151,9 @@ def test_blocks_bound_the_memory_of_a_call(sides, monkeypatch):
         bound_calls.append(len(prefixes) * len(other))
         return real_bound(distance, prefixes, other, cutoffs)
 
-    bound_calls, real_bound = [], prefix_module._pairwise_block
+    bound_calls, real_bound = [], prefix_module.pairwise_block
     monkeypatch.setattr(join_module, "pairwise_distances_within", recording)
-    monkeypatch.setattr(prefix_module, "_pairwise_block", recording_bound)
+    monkeypatch.setattr(prefix_module, "pairwise_block", recording_bound)
     monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 400)
     monkeypatch.setattr(join_module, "BRUTE_BLOCK_ROWS", 1)
     # The bound stops at the first block that keeps a pair: both ways run.
@@ -163,8 +163,8 @@ def test_blocks_bound_the_memory_of_a_call(sides, monkeypatch):
     # once it stopped pruning) hold at most a block of distances.
     assert len(blocks) > 10 and calls and bound_calls
     assert max(calls + bound_calls) <= 400 + len(left)
-    monkeypatch.setattr("sklearn_ed.distances._partition.PROBE_BLOCK", 50)
-    monkeypatch.setattr("sklearn_ed.distances._partition.STRING_BLOCK", 7)
+    monkeypatch.setattr("sklearn_ed.join._partition.PROBE_BLOCK", 50)
+    monkeypatch.setattr("sklearn_ed.join._partition.STRING_BLOCK", 7)
     for method, found in (("brute", blocks), ("partition", None)):
         found = found or list(iter_similarity_join(left, threshold=2, method=method))
         joined = public_join.concatenated_pairs(found)
@@ -175,7 +175,7 @@ def test_blocks_bound_the_memory_of_a_call(sides, monkeypatch):
 def test_a_common_segment_is_expanded_in_bounded_groups(monkeypatch):
     """Every record shares "smith": its raw matches are expanded a group of
     probe rows at a time, and the pairs are those of brute force."""
-    from sklearn_ed.distances import _partition
+    from sklearn_ed.join import _partition
 
     rng = np.random.default_rng(3)
     records = ["smith " + "".join(rng.choice(list("abcd"), 6)) for _ in range(150)]
@@ -394,7 +394,7 @@ def test_copies_of_one_string_stream_in_bounded_blocks(method):
     without the others being held, each of at most a block's pairs."""
     import tracemalloc
 
-    from sklearn_ed.distances._distinct import EXPANDED_BLOCK
+    from sklearn_ed.join._distinct import EXPANDED_BLOCK
 
     strings = ["same string here"] * 10_000
     tracemalloc.start()
@@ -426,7 +426,7 @@ def test_copies_are_joined_as_the_strings_themselves(sides):
 def test_a_task_of_many_groups_hands_over_one_at_a_time(monkeypatch):
     """A segment common to every row makes a task of many groups of candidates:
     the first block comes before the task's other groups are expanded."""
-    from sklearn_ed.distances import _partition
+    from sklearn_ed.join import _partition
 
     records = ["smith " + "".join(c) for c in itertools.product("abcd", repeat=4)][:150]
     expanded = []

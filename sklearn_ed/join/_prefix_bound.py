@@ -23,10 +23,8 @@ from functools import partial
 import numpy as np
 from numba import njit
 
+from ..distances import chunk_per_worker, get_metric, map_chunks, pairwise_block
 from ._bag import limit_table
-from ._dispatch import map_chunks
-from ._pairwise import _chunk_per_worker, _pairwise_block
-from ._registry import get_metric
 
 SIMD_WIDTH = 64
 # Longest strings the bound is tried for: beyond, its slack rules out little.
@@ -84,7 +82,7 @@ class PrefixBound:
         slack = np.maximum(lengths - SIMD_WIDTH, 0)
         other_lengths = self.other_lengths[first:]
         cutoff = self.limits[lengths][:, other_lengths.min() :].max() + slack.max()
-        chunks = _chunk_per_worker(np.arange(len(rows)), self.n_jobs)
+        chunks = chunk_per_worker(np.arange(len(rows)), self.n_jobs)
         task = partial(_pairs_under_bound, self.distance, other_lengths, self.limits, cutoff)
         prefixes = [left[row][:SIMD_WIDTH] for row in rows]
         found = map_chunks(
@@ -100,7 +98,7 @@ class PrefixBound:
 
 def _pairs_under_bound(distance, other_lengths, limits, cutoff, prefixes, other, slack, lengths):
     """The pairs of a chunk of prefixes whose bound is within their limit."""
-    block = np.asarray(_pairwise_block(distance, prefixes, other, [cutoff]))
+    block = np.asarray(pairwise_block(distance, prefixes, other, [cutoff]))
     return _bounded(block, slack, lengths, other_lengths, limits)
 
 

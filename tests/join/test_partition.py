@@ -5,7 +5,7 @@ import pytest
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from sklearn_ed.distances._partition import _probe_plan, even_segments, partition_candidates
+from sklearn_ed.join._partition import _probe_plan, even_segments, partition_candidates
 
 # Letters drawn from a large alphabet: segments seldom match by chance, so a
 # window too narrow for some shift loses its pairs instead of hiding behind

@@ -5,8 +5,9 @@ import pytest
 from rapidfuzz import process
 from rapidfuzz.distance import Indel, Levenshtein
 
-import sklearn_ed.distances._join as join_module
-from sklearn_ed.distances._prefix_bound import SIMD_WIDTH, PrefixBound
+import sklearn_ed.join._brute as join_module
+from sklearn_ed.distances import get_metric
+from sklearn_ed.join._prefix_bound import SIMD_WIDTH, PrefixBound
 
 SCORERS = {
     "levenshtein": Levenshtein.distance,
@@ -64,7 +65,7 @@ def _expected(left, right, metric, threshold):
 
 
 def _joined(left, right, metric, threshold):
-    blocks = join_module.join_blocks(left, right, metric, threshold, method="brute")
+    blocks = join_module.brute_join(left, right, get_metric(metric), threshold, None)
     return sorted(pair for rows, columns, _ in blocks for pair in zip(rows, columns))
 
 

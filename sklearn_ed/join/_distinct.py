@@ -58,6 +58,20 @@ class Distinct:
         return len(self.strings) < len(self.codes)
 
 
+def distinct_pairs(left, right, metric, threshold, engine):
+    """The blocks of ``engine(left, right)`` (a join of lists without copies),
+    run on the distinct strings when there are copies, and expanded to them."""
+    distinct_left = Distinct(left)
+    distinct_right = None if right is None else Distinct(right)
+    if not distinct_left.repeated and (right is None or not distinct_right.repeated):
+        yield from engine(left, right)
+        return
+    blocks = engine(distinct_left.strings, None if right is None else distinct_right.strings)
+    yield from expanded_pairs(blocks, distinct_left, distinct_right)
+    if right is None:
+        yield from copies_pairs(distinct_left, self_distances(metric, distinct_left), threshold)
+
+
 def _keys_apart(strings, apart):
     return [(row,) if alone else string for row, (string, alone) in enumerate(zip(strings, apart))]
 
@@ -88,7 +102,7 @@ def expanded_pairs(blocks, left, right, budget=EXPANDED_BLOCK):
     ``blocks`` yields ``(left_numbers, right_numbers, distances)`` of
     distinct strings; ``right`` is None for a self-join, where the pairs of
     copies come out as ``left_row < right_row``. Yields row pairs as
-    :func:`~._join.join_blocks` does, each block of at most twice ``budget``
+    :class:`~._methods.JoinMethod` engines do, each block of at most twice ``budget``
     pairs (or one distinct pair's copies of a single left row), sorted.
     """
     other = left if right is None else right

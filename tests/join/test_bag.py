@@ -3,7 +3,7 @@
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from sklearn_ed.distances._bag import (
+from sklearn_ed.join._bag import (
     bag_bound_within,
     character_counts,
     limit_table,
