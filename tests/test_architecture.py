@@ -35,6 +35,11 @@ def test_every_subpackage_has_a_layer():
     assert found == set(graph.LAYERS)
 
 
+def test_every_subpackage_has_a_place_in_the_figure():
+    """docs/architecture.rst's figure places each layer's boxes by hand."""
+    assert set(graph._X) == set(graph.LAYERS) == set(graph.ROLES)
+
+
 def test_imports_flow_down_the_layers():
     upward = [
         f"{where}: {module} imports {target}"
