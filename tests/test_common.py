@@ -84,6 +84,14 @@ EXPECTED_FAILED_CHECKS = {
         "FilterRefineTransformer",
     )
 }
+# scikit-learn asks a reordered input for the same transform to rtol 1e-7; a
+# float32 network's batched product can round a row one unit in its last place
+# differently at another position of the batch (seen once in a CI dry run:
+# 0.5772269 against 0.5772268). tests/embedding/test_triplet.py checks the
+# same property within float32's precision.
+EXPECTED_FAILED_CHECKS["TripletMinedEmbedder"] = {
+    "check_methods_sample_order_invariance": "float32 batches round a row by its position"
+}
 
 
 def _configurations():

@@ -443,3 +443,16 @@ def test_cuda_fit_learns_as_the_cpu_fit_and_its_model_runs_on_cpu(
     loaded.set_params(device="cpu")
     # cuDNN may convolve in TF32 (10-bit mantissa): outputs in (0, 1) agree to ~1e-3.
     np.testing.assert_allclose(loaded.transform(walks), on_gpu, rtol=1e-3, atol=1e-3)
+
+
+def test_transform_does_not_depend_on_the_order_of_the_rows():
+    """What scikit-learn's check_methods_sample_order_invariance asks, within
+    float32's precision (its rtol of 1e-7 is below one unit in the last place)."""
+    X = np.random.default_rng(0).normal(size=(40, 6))
+    embedder = TripletMinedEmbedder(
+        metric="euclidean", n_components=2, n_neighbors=3, max_epochs=2, random_state=0
+    ).fit(X)
+    order = np.random.default_rng(1).permutation(len(X))
+    np.testing.assert_allclose(
+        embedder.transform(X[order]), embedder.transform(X)[order], rtol=1e-5, atol=1e-6
+    )
