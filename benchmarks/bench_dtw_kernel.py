@@ -7,7 +7,7 @@ checked to agree (rtol 1e-9) before timing.
 
 Rows:
 
-- pair kernel   ``sklearn_ed.distances._dtw_kernels.dtw_pair`` vs tslearn's
+- pair kernel   ``sklearn_ed.distances.metrics._dtw_kernels.dtw_pair`` vs tslearn's
                 ``_njit_dtw`` (the numba function behind ``tslearn.metrics.dtw``:
                 band mask + full accumulated matrix), on one pair, no Python
                 validation in either.
@@ -70,7 +70,7 @@ def main():
     from tslearn.metrics._dtw import GLOBAL_CONSTRAINT_CODE, _njit_dtw
 
     from sklearn_ed.distances import make_dtw_metric, pairwise_distances
-    from sklearn_ed.distances._dtw_kernels import dtw_pair
+    from sklearn_ed.distances.metrics._dtw_kernels import dtw_pair
 
     start_time = time.perf_counter()
     print_header(

@@ -50,11 +50,14 @@ def test_imports_flow_down_the_layers():
 
 
 def test_no_private_name_crosses_a_subpackage():
+    """Another subpackage is reached through its ``__init__`` alone: not a
+    private module, nor a folder inside it (``sklearn_ed.distances.metrics``)."""
     private = [
         f"{where}: {target} {names}"
         for where, module, target, names in graph.cross_subpackage_imports()
         if any(part.startswith("_") for part in target.split(".")[1:])
         or any(name.startswith("_") for name in names)
+        or target.count(".") > 1
     ]
     assert private == []
 
@@ -78,12 +81,16 @@ def test_all_dask_code_lives_in_sklearn_ed_dask():
     assert outside == []
 
 
-def test_module_level_imports_have_no_cycle():
+@pytest.mark.parametrize("module_level_only", [True, False], ids=["module level", "with local"])
+def test_imports_have_no_cycle(module_level_only):
+    """No cycle among modules, whether counting only the imports at the top of
+    a module or also those inside functions (a local import hides a cycle
+    from Python, not from a reader)."""
     found = graph.modules()
     edges = {
         module: {
             target
-            for _, target, _ in graph.imports(path, module_level_only=True)
+            for _, target, _ in graph.imports(path, module_level_only=module_level_only)
             if target in found and target != module
         }
         for module, path in found.items()
@@ -103,6 +110,47 @@ def test_module_level_imports_have_no_cycle():
     for module in sorted(edges):
         if module not in state:
             assert visit(module, []) is None
+
+
+# The search engine's modules: filter, refine, exact passes, recall check.
+SEARCH_ENGINE = {
+    "_fitted",
+    "_exact",
+    "_policy",
+    "_recall_check",
+    "_segments",
+    "_batching",
+    "_memory",
+    "_embedder_choice",
+}
+# What filter-and-refine is built of: a vector index searched, exact distances
+# of its candidates.
+_FILTER_NAMES = {"make_index", "embed_for_index", "sort_by_value", "sort_rows"}
+_REFINE_NAMES = {"candidate_distances", "ragged_candidate_distances"}
+
+
+def test_filter_refine_logic_lives_in_search():
+    """The engine's modules are in sklearn_ed/search, not beside the estimators
+    that use it, and no module elsewhere combines the filter's index with the
+    refine's exact distances."""
+    engine = {path.stem for path in (PACKAGE / "search").glob("_*.py")}
+    assert SEARCH_ENGINE <= engine
+    users = ("neighbors", "dask", "dedup", "metrics", "join")
+    misplaced = [
+        str(path.relative_to(PACKAGE))
+        for user in users
+        for path in (PACKAGE / user).glob("_*.py")
+        if path.stem in SEARCH_ENGINE
+    ]
+    assert misplaced == []
+    outside = []
+    for module, path in graph.modules().items():
+        if graph.subpackage(module) in ("search", "index", "distances"):
+            continue
+        names = {name for _, _, imported in graph.imports(path) for name in imported}
+        if names & _FILTER_NAMES and names & _REFINE_NAMES:
+            outside.append(module)
+    assert outside == []
 
 
 @pytest.mark.parametrize(
@@ -177,18 +225,59 @@ def test_renamed_public_name_still_works_with_a_warning():
 
 
 def test_files_saved_by_0_1_0_find_their_moved_classes():
-    from sklearn_ed.utils._allowlist import OBJECTS, current_name
+    """A class keeps the names it was saved under before it moved (its
+    ``saved_class(formerly=...)``): a 0.1.0 name is today's class, unwarned."""
+    from sklearn_ed.embedding import CGKEmbedder
+    from sklearn_ed.utils._saved_classes import registered
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        module, name = OBJECTS[current_name("sklearn_ed._cgk.CGKEmbedder")]
-        assert (module, name) == ("sklearn_ed.embedding._cgk", "CGKEmbedder")
+        saved = registered("sklearn_ed._cgk.CGKEmbedder", "object")
+    assert saved.cls is CGKEmbedder
+    assert saved.name == "sklearn_ed.embedding._cgk.CGKEmbedder"
+
+
+# A qualified name of code in a private module: "sklearn_ed.neighbors._graph.X".
+_PRIVATE_QUALIFIED_NAME = re.compile(r"sklearn_ed\.\w+\._\w+")
+
+
+def test_utils_holds_no_qualified_name_of_a_private_module():
+    """What sklearn_ed.load builds is declared where each class is defined
+    (``saved_class``), not listed by name in the bottom layer: no string of
+    sklearn_ed/utils (docstrings included) names a private module's code."""
+    found = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno}: {node.value!r}"
+        for path in sorted((PACKAGE / "utils").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and _PRIVATE_QUALIFIED_NAME.search(node.value)
+    ]
+    assert found == []
 
 
 def test_the_architecture_page_names_every_subpackage():
     page = (ROOT / "docs" / "architecture.rst").read_text()
     named = set(re.findall(r"``sklearn_ed\.(\w+)``", page))
     assert set(graph.LAYERS) <= named
+
+
+def test_where_to_add_things_names_files_that_exist():
+    """Every path of the "Where to add things" table exists (a ``<name>`` part
+    stands for the new file: its folder must exist), and every extension
+    point of the issue is a row."""
+    page = (ROOT / "docs" / "architecture.rst").read_text()
+    section = page.split("Where to add things")[1]
+    rows = set(re.findall(r"^   \* - (\w[\w ]*)$", section, flags=re.MULTILINE))
+    assert {"A metric", "A bound", "A join method", "An index backend", "A subcommand"} <= rows
+    paths = re.findall(r"``((?:sklearn_ed|tests|benchmarks)/[\w/<>.]*)``", section)
+    assert paths
+    missing = [
+        path
+        for path in paths
+        if not (ROOT / (path.split("<")[0].rsplit("/", 1)[0] if "<" in path else path)).exists()
+    ]
+    assert missing == []
 
 
 # Class-level declarations scikit-learn itself shares between classes, and
@@ -231,6 +320,7 @@ def test_no_module_reads_another_objects_private_state(path):
 
 # Suites that cut across the package stay at the top of tests/.
 CROSS_CUTTING = {
+    "test_answers_unchanged.py",
     "test_architecture.py",
     "test_benchmarks.py",
     "test_common.py",

@@ -18,12 +18,13 @@ LAYERS = {
     "embedding": 3,
     "index": 3,
     "join": 3,
-    "neighbors": 4,
-    "metrics": 5,
-    "dask": 5,
+    "search": 4,
+    "neighbors": 5,
+    "metrics": 6,
+    "dask": 6,
     "io": 0,
-    "dedup": 5,
-    "cli": 6,
+    "dedup": 6,
+    "cli": 7,
 }
 ROLES = {
     "utils": "string checks and codes,\nq-gram kernels, save/load",
@@ -33,6 +34,7 @@ ROLES = {
     "embedding": "the embedders\n(one per module)",
     "index": "the filter: faiss, sparse,\npynndescent backends",
     "join": "similarity joins: one\nregistry of methods",
+    "search": "the fitted search: filter,\nrefine, exact passes",
     "neighbors": "FilterRefine estimators:\nembed, index, refine",
     "metrics": "recall, speedup,\nscorers, displays",
     "dask": "sharded estimators\non a Dask cluster",
@@ -123,6 +125,7 @@ _X = {
     "embedding": 1.4,
     "index": 8.6,
     "join": 5.0,
+    "search": 5.0,
     "nn": 3.0,
     "distances": 5.0,
     "datasets": 8.6,
@@ -174,7 +177,7 @@ def draw(path):
     ]
     left, right = min(xs) - 0.2, max(xs) + 0.2
     # The same scale whatever the lanes add: boxes keep their size.
-    fig, ax = plt.subplots(figsize=(0.73 * (right - left + 1.3), 7.6))
+    fig, ax = plt.subplots(figsize=(0.73 * (right - left + 1.3), 8.7))
     for points in routes:
         codes = [PolyPath.MOVETO] + [PolyPath.LINETO] * (len(points) - 1)
         ax.add_patch(

@@ -1,7 +1,8 @@
 """The architecture page's second figure: the fitted search and who calls it.
 
 Read from the source at every docs build: for each calling module, the public
-attributes and methods of :class:`sklearn_ed.neighbors._search.FittedSearch`
+attributes and methods of :class:`sklearn_ed.search.FittedSearch` (its exact
+passes, inherited from ``ExactPasses``, included)
 it uses (an attribute read on a name or attribute called ``search``,
 ``search_`` or ``fitted``), so the figure cannot drift from the code.
 """
@@ -11,7 +12,8 @@ import textwrap
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "sklearn_ed"
-SEARCH = PACKAGE / "neighbors" / "_search.py"
+SEARCH = PACKAGE / "search" / "_fitted.py"
+EXACT_PASSES = PACKAGE / "search" / "_exact.py"
 # Callers, with the label they get in the figure and where they sit (x, y).
 CALLERS = {
     "neighbors/_base.py": ("estimators: fit, partial_fit", (-3.4, 2.0)),
@@ -19,8 +21,8 @@ CALLERS = {
     "neighbors/_unsupervised.py": ("radius_neighbors", (-3.4, -0.7)),
     "dask/_shards.py": ("Dask shards", (-3.4, -2.05)),
     "neighbors/_supervised.py": ("classifier, regressor:\nvotes with ties", (0.0, -2.05)),
-    "neighbors/_recall_check.py": ("recall check,\nradius calibration", (3.4, 2.0)),
-    "neighbors/_exact.py": ("exact search", (3.4, 0.65)),
+    "search/_recall_check.py": ("recall check,\nradius calibration", (3.4, 2.0)),
+    "search/_memory.py": ("memory check:\nsample builds", (3.4, 0.65)),
     "metrics/_scorers.py": ("scorers", (3.4, -0.7)),
     "metrics/_pruning.py": ("pruned_fraction", (3.4, -2.05)),
 }
@@ -29,11 +31,10 @@ _NAMES = {"search", "search_", "fitted"}
 
 def public_members():
     """Public methods, properties and attributes of FittedSearch."""
-    tree = ast.parse(SEARCH.read_text())
-    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "FittedSearch")
+    cls = _class(SEARCH, "FittedSearch")
     members = {
         node.name
-        for node in cls.body
+        for node in [*cls.body, *_class(EXACT_PASSES, "ExactPasses").body]
         if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
     }
     init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
@@ -42,6 +43,11 @@ def public_members():
             if not node.attr.startswith("_"):
                 members.add(node.attr)
     return members
+
+
+def _class(path, name):
+    tree = ast.parse(path.read_text())
+    return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
 
 
 def uses(path, members):
@@ -64,7 +70,7 @@ def draw(path):
 
     members = public_members()
     fig, ax = plt.subplots(figsize=(10.5, 7.0))
-    state = "items · metric · embedder\nindex · bound · near\nradius_calibration"
+    state = "items · metric · embedder · policy\nindex · bound · near · far\nradius_calibration"
     _box(ax, (0, 0.3), 2.6, 1.6, "#fff4e0", "#b36b00")
     ax.text(0, 0.78, "FittedSearch (search_)", ha="center", fontsize=11, fontweight="bold")
     ax.text(0, 0.12, state, ha="center", va="center", fontsize=9, family="monospace")

@@ -3,7 +3,8 @@
 import json
 import os
 
-from ..utils import load, read_json, save
+from .. import load
+from ..utils import read_json, save
 from ._errors import CommandError, input_error, usage_error
 
 INFO_FILE = "index.json"

@@ -49,20 +49,6 @@ _POLL_SECONDS = 1.0
 _BATCH_ATTEMPTS = 3
 # Items of the base the embedder is fitted on (a seeded sample).
 EMBEDDER_SAMPLE_SIZE = 20_000
-# The wrapped estimator's parameters that each shard's FilterRefineNeighbors takes.
-SHARD_PARAMETERS = (
-    "metric",
-    "processor",
-    "n_neighbors",
-    "n_candidates",
-    "target_recall",
-    "check_recall",
-    "filter_algorithm",
-    "index_params",
-    "exact",
-    "n_jobs",
-    "random_state",
-)
 
 
 class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
@@ -180,9 +166,11 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
         return self
 
     def _shard_params(self):
-        """The wrapped estimator's search parameters: every shard's FilterRefineNeighbors."""
+        """The wrapped estimator's parameters that each shard's FilterRefineNeighbors
+        takes (not the embedder, fitted once for all shards, nor ``verbose``)."""
+        accepted = set(FilterRefineNeighbors().get_params(deep=False)) - {"embedder", "verbose"}
         params = self._wrapped().get_params(deep=False)
-        return {name: params[name] for name in SHARD_PARAMETERS}
+        return {name: value for name, value in params.items() if name in accepted}
 
     def _fit_shards(self, X, y=None):
         self._validate_params()  # here, not on every worker's shard

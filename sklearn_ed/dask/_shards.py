@@ -82,19 +82,13 @@ def search_shard(shard, queries, n_neighbors):
 
 
 def tied_items(shard, queries, kth):
-    """Per query, the shard's items at exactly ``kth[i]`` that its search sees:
-    among its refined candidates, or with ``exact=True`` every item the lower
-    bound does not rule out (global indices)."""
-    search = shard.search
-    if search.exact:
-        found = search.search_.verified_within(search.search_.check_queries(queries), kth)
-        return [
-            items[distances == limit] + shard.offset
-            for (items, distances), limit in zip(found, kth)
-        ]
-    n_candidates = min(search.n_candidates_, search.n_samples_fit_)
-    distances, indices = search.kneighbors(queries, n_neighbors=n_candidates)
-    return [row[d == limit] + shard.offset for d, row, limit in zip(distances, indices, kth)]
+    """Per query, the shard's items at exactly ``kth[i]`` that its search sees
+    (:meth:`FittedSearch.tied_items`; global indices)."""
+    estimator = shard.search
+    search = estimator.search_
+    n_candidates = min(estimator.n_candidates_, estimator.n_samples_fit_)
+    tied = search.tied_items(search.check_queries(queries), kth, n_candidates)
+    return [items + shard.offset for items in tied]
 
 
 def merge_top_k(left, right, n_neighbors):

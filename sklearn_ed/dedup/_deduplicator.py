@@ -17,7 +17,7 @@ from ..join import (
     prepared_join,
     reachable_limit,
 )
-from ..utils import PROCESSORS, check_items, require_pandas
+from ..utils import PROCESSORS, check_items, require_pandas, saved_class
 from ._grouping import (
     LINKAGES,
     Components,
@@ -27,13 +27,13 @@ from ._grouping import (
     numbered,
 )
 
-STRING_METRICS = available_metrics("strings")
 STREAMING_ADVICE = (
     "linkage='connected' groups the pairs as they are found, in memory of the strings "
     "alone (its groups chain: A~B and B~C put A with C); or lower the threshold."
 )
 
 
+@saved_class()
 class StringDeduplicator(ClusterMixin, BaseEstimator):
     """Group near-duplicate strings; new strings join a group or open one.
 
@@ -112,7 +112,8 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "threshold": [Interval(Real, 0, None, closed="both"), None],
         "min_similarity": [Interval(Real, 0, 1, closed="both"), None],
-        "metric": [StrOptions(set(STRING_METRICS))],
+        # Checked against the string metrics registered when fit runs (_prepared).
+        "metric": [str],
         "processor": [StrOptions(set(PROCESSORS)), callable, None],
         "linkage": [StrOptions(set(LINKAGES))],
         # Checked against the join methods registered when fit runs (_prepared).
@@ -250,6 +251,11 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         if self.method not in exact:
             raise ValueError(
                 f"method must be an exact join method, one of {exact}; got {self.method!r}."
+            )
+        metrics = available_metrics("strings")
+        if self.metric not in metrics:
+            raise ValueError(
+                f"metric must be a string metric, one of {metrics}; got {self.metric!r}."
             )
         spec, limit, strings, _ = prepared_join(
             X, None, self.threshold, self.min_similarity, self.metric, self.processor, ("X",)

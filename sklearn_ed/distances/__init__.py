@@ -8,32 +8,64 @@ scorers), ``"euclidean"``
 on numeric rows, ``"dtw"`` on time series (numba)
 ``"chamfer"`` on point sets (KD-trees) and ``"chamfer_image"`` on
 grey-level images (through their edge pixels). Add more with
-:func:`register_metric`.
+:func:`register_metric`: a :class:`Metric` record holds everything the
+package reads of a metric (kernels, lower bound, lookups, the Levenshtein
+radius of joins, the prefix bound, its unit), and is saved by its name.
+
+Inside, by role: ``_registry`` (the record and the registry), ``metrics/``
+(one module per family of metrics), ``bounds/`` (lower bounds, lookups and
+join radii) and ``engine/`` (batched computation). Other subpackages import
+from here only.
 """
 
-from ._bounds import HalvedLevenshteinBound, LengthRatioBound, LevenshteinBound, NormalizedBound
-from ._candidates import candidate_distances, ragged_candidate_distances
-from ._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
+from ._registry import Metric, available_metrics, declare_metric_input, get_metric, register_metric
 
 # The developer interface of sibling subpackages (not in __all__).
-from ._deletions import DeletionIndex, deletion_index, deletion_index_bytes
-from ._dispatch import CLUSTER_EXECUTORS, chunk_payload, map_chunks
-from ._dtw import DTW, make_dtw_metric
-from ._dtw_bounds import DTWBound
-from ._euclidean import EUCLIDEAN
-from ._hamming import HAMMING
-from ._levenshtein import LEVENSHTEIN
-from ._pairwise import (
+from .bounds._deletions import DeletionIndex, deletion_index, deletion_index_bytes
+from .bounds._dtw_bounds import DTWBound
+from .bounds._radii import edit_radius, normalized_radius
+from .bounds._string_bounds import (
+    HalvedLevenshteinBound,
+    LengthRatioBound,
+    LevenshteinBound,
+    NormalizedBound,
+)
+from .engine._candidates import candidate_distances, ragged_candidate_distances
+from .engine._dispatch import CLUSTER_EXECUTORS, chunk_payload, map_chunks
+from .engine._pairwise import (
     chunk_per_worker,
     pairwise_block,
     pairwise_distances,
     pairwise_distances_within,
     symmetric_pairwise_distances,
 )
-from ._registry import Metric, available_metrics, declare_metric_input, get_metric, register_metric
-from ._string_scorers import STRING_METRICS
+from .metrics._chamfer import CHAMFER, CHAMFER_IMAGE, edge_images, images_to_point_sets
+from .metrics._dtw import DTW, make_dtw_metric
+from .metrics._edit_scorers import DAMERAU_LEVENSHTEIN, INDEL, LCSSEQ, OSA_METRIC
+from .metrics._euclidean import EUCLIDEAN
+from .metrics._hamming import HAMMING
+from .metrics._jaro import JARO, JARO_WINKLER
+from .metrics._levenshtein import LEVENSHTEIN
+from .metrics._normalized import NORMALIZED_INDEL, NORMALIZED_LEVENSHTEIN
+from .metrics._token import TOKEN_SET
 
-for _metric in (LEVENSHTEIN, HAMMING, EUCLIDEAN, DTW, CHAMFER, CHAMFER_IMAGE, *STRING_METRICS):
+for _metric in (
+    LEVENSHTEIN,
+    HAMMING,
+    EUCLIDEAN,
+    DTW,
+    CHAMFER,
+    CHAMFER_IMAGE,
+    INDEL,
+    OSA_METRIC,
+    DAMERAU_LEVENSHTEIN,
+    LCSSEQ,
+    NORMALIZED_LEVENSHTEIN,
+    NORMALIZED_INDEL,
+    JARO,
+    JARO_WINKLER,
+    TOKEN_SET,
+):
     register_metric(_metric, overwrite=True)
 
 __all__ = [
@@ -46,9 +78,11 @@ __all__ = [
     "available_metrics",
     "candidate_distances",
     "edge_images",
+    "edit_radius",
     "get_metric",
     "images_to_point_sets",
     "make_dtw_metric",
+    "normalized_radius",
     "pairwise_distances",
     "pairwise_distances_within",
     "ragged_candidate_distances",

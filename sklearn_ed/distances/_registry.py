@@ -1,15 +1,21 @@
 """Registry of exact distances with capability flags.
 
 A metric is a :class:`Metric`: a name, a batched ``pairwise`` function and
-flags telling the neighbor estimators how to use it. DTW, chamfer or a user
-metric join with :func:`register_metric`; a plain callable
-``metric(x, y) -> float`` is wrapped on the fly by :func:`get_metric`.
+every capability the rest of the package reads (its lower bound and lookups,
+its Levenshtein radius for joins, its prefix bound, its unit), so that no
+code elsewhere decides by a metric's name. DTW, chamfer or a user metric join
+with :func:`register_metric`; a plain callable ``metric(x, y) -> float`` is
+wrapped on the fly by :func:`get_metric`. The registry is also how a metric
+is saved: by its name (``_saved_metric``).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable, Optional
 
 import numpy as np
+
+from ..utils import saved_class
+from ._saved_metric import plain, registered, saved_state, upgraded_node
 
 INPUT_TYPES = ("strings", "vectors", "objects")
 # How far a normalized scorer's floating-point arithmetic can put a distance
@@ -19,6 +25,7 @@ INPUT_TYPES = ("strings", "vectors", "objects")
 ROUNDING_SLACK = 4 * float(np.finfo(np.float64).eps)
 
 
+@saved_class()
 @dataclass(frozen=True)
 class Metric:
     """An exact distance and what it can do.
@@ -71,7 +78,43 @@ class Metric:
         Whether the distance obeys the triangle inequality (a true metric;
         OSA, the normalized distances and Jaro-Winkler do not).
     normalized : bool, default=False
-        Whether distances lie in [0, 1] (radii and thresholds then too).
+        Whether distances lie in [0, 1] (radii and thresholds then too);
+        otherwise they are in the unit of the raw distance (edits for the
+        ``integer_valued`` ones).
+    levenshtein_radius : callable, optional
+        For a string metric whose threshold bounds the Levenshtein distance:
+        ``levenshtein_radius(threshold)`` returns ``radius(len_a, len_b)``,
+        an int64 array of the largest Levenshtein distance of two strings of
+        those lengths within ``threshold`` (``edit_radius``, ``factor=2`` for
+        OSA; ``normalized_radius`` for a normalized distance, whose
+        normalizer it names). Enables the ``"partition"`` join.
+    prefix_distance : str, optional
+        Registry name of a distance ``D`` (``"levenshtein"`` or ``"indel"``)
+        at most ``levenshtein_radius(threshold)`` for every pair within the
+        threshold, that costs one per deleted character and obeys the
+        triangle inequality: the brute-force join then prunes strings of 65
+        to 96 characters by ``D`` of their first 64 (the prefix bound).
+        Needs ``levenshtein_radius``.
+    variant_of : str, optional
+        The registry name of the metric this one is a variant of
+        (``make_dtw_metric(window=0.2)`` of ``"dtw"``), built by that
+        metric's ``variant`` from ``parameters``; ``None`` for a metric
+        registered under its own name.
+    parameters : tuple of (str, value) pairs, default=()
+        The plain values (str, number, bool or None) a variant was built
+        with: :func:`sklearn_ed.save` writes them beside ``variant_of``.
+    variant : callable, optional
+        ``variant(**parameters) -> Metric``: the factory of this metric's
+        variants (:func:`make_dtw_metric` for ``"dtw"``), which
+        :func:`sklearn_ed.load` calls to rebuild a saved one.
+
+    Notes
+    -----
+    :func:`sklearn_ed.save` writes a metric as its registry name (and a
+    variant's parameters) beside the plain fields above, never its
+    functions; :func:`sklearn_ed.load` takes the metric registered under
+    that name, and refuses one whose plain fields differ from the saved
+    ones. A metric that is not registered is saved by pickle only.
     """
 
     name: str
@@ -86,10 +129,40 @@ class Metric:
     far_lookup: Optional[Callable] = None
     is_metric: bool = True
     normalized: bool = False
+    levenshtein_radius: Optional[Callable] = None
+    prefix_distance: Optional[str] = None
+    variant_of: Optional[str] = None
+    parameters: tuple = ()
+    variant: Optional[Callable] = None
 
     def __post_init__(self):
         if self.input_type not in INPUT_TYPES:
             raise ValueError(f"input_type must be one of {INPUT_TYPES}, got {self.input_type!r}.")
+        if self.prefix_distance is not None and self.levenshtein_radius is None:
+            raise ValueError("A metric with a prefix_distance needs a levenshtein_radius.")
+        if not isinstance(self.parameters, tuple) or not all(
+            isinstance(pair, tuple) and len(pair) == 2 and plain(pair[1])
+            for pair in self.parameters
+        ):
+            raise ValueError("parameters must be a tuple of (name, plain value) pairs.")
+
+    def __reduce__(self):
+        # Pickle and copy keep every field: a pickled metric need not be registered.
+        return type(self), tuple(getattr(self, field.name) for field in fields(self))
+
+    def __getstate__(self):
+        """What :func:`sklearn_ed.save` writes: the registry name, a variant's
+        parameters and the plain fields (``_saved_metric``)."""
+        return saved_state(self, _REGISTRY)
+
+    def __setstate__(self, state):
+        """The metric registered under the saved name (an older pickle: its fields)."""
+        self.__dict__.update(state if "pairwise" in state else vars(registered(state, _REGISTRY)))
+
+    @classmethod
+    def _upgrade_saved_node(cls, node):
+        """A metric saved with its functions by an earlier release, as its name."""
+        return upgraded_node(node)
 
     def limit(self, threshold):
         """The largest computed distance that ``threshold`` keeps.

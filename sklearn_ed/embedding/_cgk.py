@@ -6,13 +6,14 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..utils import Alphabet, SavedStateError, saved_array, saved_int
+from ..utils import Alphabet, SavedStateError, saved_array, saved_class, saved_int
 from ._base import BaseStringEmbedder
 from ._cgk_kernels import cgk_embed, pack_walk_bits
 
 _OUTPUT_FACTOR = {"cgk": 3, "cgk_prime": 2}
 
 
+@saved_class(formerly=("sklearn_ed._cgk.CGKEmbedder",))
 class CGKEmbedder(BaseStringEmbedder):
     """Data-independent embedding of edit distance into Hamming distance.
 

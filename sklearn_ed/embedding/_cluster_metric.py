@@ -23,9 +23,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils import saved_class
+
 __all__ = ["ClusterMetricLearner"]
 
 
+@saved_class(formerly=("sklearn_ed._cluster_metric.ClusterMetricLearner",))
 class ClusterMetricLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Global Mahalanobis metric that minimises within-cluster distortion.
 

@@ -11,7 +11,7 @@ from ..io import character_codes, symbol_table
 from ..nn import (
     squared_euclidean,
 )
-from ..utils import UNKNOWN_SYMBOL, SavedStateError, require_neural, saved_array
+from ..utils import UNKNOWN_SYMBOL, SavedStateError, require_neural, saved_array, saved_class
 from ._base import BaseStringEmbedder
 from ._neural import NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin
 
@@ -19,6 +19,7 @@ from ._neural import NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin
 _MAP_PAIRS = 20_000
 
 
+@saved_class(formerly=("sklearn_ed._cnned.CNNEDEmbedder",))
 class CNNEDEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     """Convolutional embedding of edit distance into Euclidean distance (CNN-ED).
 

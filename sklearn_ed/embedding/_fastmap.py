@@ -14,9 +14,10 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..distances import Metric, declare_metric_input, get_metric, pairwise_distances
-from ..utils import check_strings
+from ..utils import check_strings, saved_class
 
 
+@saved_class(formerly=("sklearn_ed._fastmap.FastMapEmbedder",))
 class FastMapEmbedder(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Embed objects under any metric by projections onto pivot lines.
 

@@ -11,13 +11,14 @@ from sklearn.utils.validation import check_is_fitted
 from ..nn import (
     squared_euclidean,
 )
-from ..utils import require_neural
+from ..utils import require_neural, saved_class
 from ._base import BaseStringEmbedder
 from ._neural import NEURAL_PARAMETER_CONSTRAINTS, NeuralEmbedderMixin
 
 _PHASE_NAMES = {1: "absolute loss", 2: "triplet loss", 3: "learned CGK'"}
 
 
+@saved_class(formerly=("sklearn_ed._gru.GRUEmbedder",))
 class GRUEmbedder(NeuralEmbedderMixin, BaseStringEmbedder):
     """Three-phase GRU embedding of edit distance (Zhang, Yuan and Indyk 2020).
 

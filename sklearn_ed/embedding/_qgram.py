@@ -22,6 +22,7 @@ from ..utils import (
     qgram_sample,
     saved_array,
     saved_characters,
+    saved_class,
     saved_int,
 )
 
@@ -153,6 +154,12 @@ def qgram_settings(embedder, strings, n_letters=None, n_strings=None):
     return {"q": q, "density": float(density)}
 
 
+@saved_class(
+    # Sampling q-grams (density) came after format 1: an older save kept every q-gram.
+    version=2,
+    added={"density": 1.0, "density_": 1.0},
+    formerly=("sklearn_ed._qgram_embedder.QGramEmbedder",),
+)
 class QGramEmbedder(TransformerMixin, BaseEstimator):
     """Character q-gram profiles of strings (sparse), compared by cosine.
 
@@ -260,8 +267,6 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
         "tfidf_",
         "n_features_out_",
     )
-    # Added since format 1, with what an older save implies: every q-gram kept.
-    __sklearn_ed_added__ = {"density": 1.0, "density_": 1.0}
 
     embedding_metric = "cosine"
 
@@ -316,11 +321,6 @@ class QGramEmbedder(TransformerMixin, BaseEstimator):
             Equal to ``fit(X).transform(X)``.
         """
         return self._profiles(self._fit_counts(check_strings(X)))
-
-    @classmethod
-    def _upgrade_saved_state(cls, state):
-        """The state of an embedder saved before q-gram sampling."""
-        return {**cls.__sklearn_ed_added__, **state}
 
     @classmethod
     def _check_saved_state(cls, state):

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..distances import Metric, declare_metric_input
 from ..nn import TORCH_PARAMETER_CONSTRAINTS, TorchEmbedderMixin
-from ..utils import require_neural
+from ..utils import require_neural, saved_class
 from ._objects import NumericObjectsMixin
 
 # Objects per forward pass in transform (bounded memory).
@@ -26,6 +26,7 @@ _TRANSFORM_BATCH = 1024
 _DEFAULT_OPTIMIZER = {"mlp": ("Adagrad", 1e-3), "conv1d": ("Adam", 1e-2), "module": ("Adam", 1e-3)}
 
 
+@saved_class(formerly=("sklearn_ed._triplet.TripletMinedEmbedder",))
 class TripletMinedEmbedder(
     NumericObjectsMixin,
     TorchEmbedderMixin,

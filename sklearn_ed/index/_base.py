@@ -69,6 +69,10 @@ class BaseIndex:
     #: (``None``: unbounded; a setting of ``None`` is left to the code that
     #: reads it); a subclass declares its own.
     _saved_bounds = {"chunk_size": (1, None), "n_symbols": (1, None), "_dim": (0, None)}
+    #: Attributes that are not settings, each made afresh on load by its
+    #: function: the engine (then restored by ``load_bytes``); a subclass
+    #: declares its own (its locks, the engine's arrays).
+    _made_on_load = {"_index": lambda: None}
 
     def __init__(self, metric, *, n_symbols=None, chunk_size=4096):
         if metric not in self.metrics:
@@ -302,16 +306,56 @@ class BaseIndex:
     def _deserialize(self, data):
         raise NotImplementedError
 
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state["_index"] = self.to_bytes()
-        return state
+    def settings_state(self):
+        """The index's settings, without its engine: what :func:`sklearn_ed.save`
+        writes beside the engine's bytes (:meth:`to_bytes`).
 
-    def __setstate__(self, state):
-        data = state.pop("_index")
+        Returns
+        -------
+        state : dict
+            The attributes that :meth:`restore_settings` takes.
+        """
+        made = self._made_afresh()
+        return {name: value for name, value in vars(self).items() if name not in made}
+
+    def restore_settings(self, state):
+        """Take saved settings (:meth:`settings_state`), checked first; the
+        engine is then restored by :meth:`load_bytes`.
+
+        Parameters
+        ----------
+        state : dict
+            What :meth:`settings_state` returned.
+
+        Returns
+        -------
+        self : BaseIndex
+            The index, holding no items until :meth:`load_bytes`.
+
+        Raises
+        ------
+        SavedStateError
+            A ``ValueError`` naming the setting the engine's code could not take.
+        """
         self._check_settings(state)
         self.__dict__.update(state)
-        self.load_bytes(data, state["_dim"])
+        self.__dict__.update({name: make() for name, make in self._made_afresh().items()})
+        return self
+
+    def _made_afresh(self):
+        made = {}
+        for cls in type(self).__mro__:
+            made = {**vars(cls).get("_made_on_load", {}), **made}
+        return made
+
+    def __getstate__(self):
+        return {**self.settings_state(), "_index": self.to_bytes()}
+
+    def __setstate__(self, state):
+        state = dict(state)
+        data = state.pop("_index")
+        self.restore_settings(state)
+        self.load_bytes(data, self.n_features)
 
     def _check_settings(self, state):
         """Refuse saved settings that the engine's code could not take safely."""

@@ -22,12 +22,14 @@ import numpy as np
 from scipy import sparse
 from sklearn.pipeline import Pipeline
 
+from ..utils import saved_class
 from ._kernels import pack_one_hot
 
 EMBEDDING_METRICS = ("hamming", "euclidean", "inner_product", "cosine")
 
 
 @dataclass(frozen=True)
+@saved_class()
 class EmbeddingSpec:
     """What the index needs to know about a fitted embedder's output.
 

@@ -10,6 +10,7 @@ import warnings
 import faiss
 import numpy as np
 
+from ..utils import saved_class
 from ._base import BaseIndex
 from ._codes import packed_width
 from ._faiss_format import METRIC_INNER_PRODUCT, METRIC_L2, check_faiss_bytes
@@ -86,6 +87,7 @@ class FaissIndex(BaseIndex):
         return faiss.IndexFlatIP(vectors.shape[1])
 
 
+@saved_class("index")
 class FlatIndex(FaissIndex):
     """Exact scan of every item (faiss flat indexes: BLAS, or popcount on bits).
 
@@ -120,6 +122,7 @@ class FlatIndex(FaissIndex):
         return _on_gpu(self._flat(vectors), self.device)
 
 
+@saved_class("index")
 class HNSWIndex(FaissIndex):
     """Hierarchical navigable small-world graph (faiss ``IndexHNSWFlat`` or
     ``IndexBinaryHNSW``): approximate search whose cost grows slowly with the
@@ -195,6 +198,7 @@ class HNSWIndex(FaissIndex):
 _TRAIN_PER_LIST = 40
 
 
+@saved_class("index")
 class IVFIndex(FaissIndex):
     """Inverted lists (faiss ``IndexBinaryIVF`` / ``IndexIVFFlat``): items are
     grouped around ``n_lists`` centroids learnt from the first items added,
@@ -228,6 +232,7 @@ class IVFIndex(FaissIndex):
 
     _structure = "ivf"
     _saved_bounds = {"n_lists": (1, None), "n_probe": (1, None)}
+    _made_on_load = {"_range_lock": threading.Lock}
 
     def __init__(
         self,
@@ -296,12 +301,3 @@ class IVFIndex(FaissIndex):
         with self._range_lock:
             self._index.nprobe = int(min(self._probes(), self._index.nlist))
             return self._index.range_search(vectors, radius)
-
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_range_lock")
-        return state
-
-    def __setstate__(self, state):
-        state["_range_lock"] = threading.Lock()
-        super().__setstate__(state)

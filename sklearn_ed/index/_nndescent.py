@@ -12,7 +12,7 @@ import threading
 import faiss
 import numpy as np
 
-from ..utils import SavedStateError
+from ..utils import SavedStateError, saved_class
 from ._base import BaseIndex
 from ._codes import packed_width
 
@@ -20,6 +20,7 @@ from ._codes import packed_width
 _SCAN_BLOCK = 2**24
 
 
+@saved_class("index")
 class NNDescentIndex(BaseIndex):
     """Approximate search on a pynndescent graph (thread-safe, serialized).
 
@@ -41,6 +42,8 @@ class NNDescentIndex(BaseIndex):
 
     metrics = ("hamming", "euclidean")
     _saved_bounds = {"n_neighbors": (1, None)}
+    # The rows are the engine's: load_bytes restores them with the graph.
+    _made_on_load = {"_lock": threading.Lock, "_data": lambda: None}
 
     def __init__(
         self,
@@ -173,14 +176,3 @@ class NNDescentIndex(BaseIndex):
             self._data = data.view(dtype).reshape(-1, width)
             self._index = self._build(self._data)
         return self
-
-    def __getstate__(self):
-        state = super().__getstate__()
-        state.pop("_lock")
-        state.pop("_data")
-        return state
-
-    def __setstate__(self, state):
-        state["_lock"] = threading.Lock()
-        state["_data"] = None
-        super().__setstate__(state)

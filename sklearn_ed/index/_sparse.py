@@ -20,7 +20,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.preprocessing import normalize
 
-from ..utils import SavedStateError, saved_array, segments_absorbed
+from ..utils import SavedStateError, saved_array, saved_class, segments_absorbed
 from ._base import BaseIndex
 
 # Largest (queries x items) dense block of an exhaustive scan.
@@ -40,6 +40,7 @@ class _Segment:
         return self.start + self.rows.shape[0]
 
 
+@saved_class("index")
 class SparseCosineIndex(BaseIndex):
     """Top-n cosine search over sparse, L2-normalized rows.
 

@@ -4,10 +4,10 @@
 method of one registry (:func:`register_join_method`): ``"partition"`` (the
 Pass-Join partition filter with a bag-distance check) and ``"brute"`` (every
 pair, rapidfuzz's score cut-off, the prefix bound) are exact and registered
-here; ``"filter"``, approximate, is registered by :mod:`sklearn_ed.neighbors`,
-whose estimators it fits. ``"auto"`` takes the exact method of least
-estimated cost. Copies of a string are compared once and their pairs given
-in bounded blocks.
+here; ``"filter"``, approximate (:func:`filter_join` through a fitted
+search), is registered by :mod:`sklearn_ed.neighbors`, whose estimator it
+fits. ``"auto"`` takes the exact method of least estimated cost. Copies of a
+string are compared once and their pairs given in bounded blocks.
 """
 
 from ._api import (
@@ -23,6 +23,7 @@ from ._api import (
 )
 from ._brute import brute_cost, brute_join
 from ._distinct import Distinct, distinct_within
+from ._filter import FILTER, check_pair_recall, filter_join
 from ._methods import JoinMethod, join_method_names, register_join_method, resolve_join_method
 from ._partition_join import partition_cost, partition_join, partition_refusal
 

@@ -5,7 +5,6 @@ prefix bound (:mod:`._prefix_bound`)."""
 import numpy as np
 
 from ..distances import pairwise_distances_within
-from ._partition_join import levenshtein_bound
 from ._prefix_bound import PrefixBound
 from ._verify import upper_pairs, verified
 
@@ -28,8 +27,7 @@ def brute_join(left, right, spec, threshold, n_jobs):
     other = left if right is None else right
     prefix = None
     if PrefixBound.applies(spec):
-        bound = levenshtein_bound(spec, threshold)
-        prefix = PrefixBound(spec, bound, left, other, n_jobs)
+        prefix = PrefixBound(spec, spec.levenshtein_radius(threshold), left, other, n_jobs)
     block = max(BRUTE_BLOCK_ROWS, BRUTE_BLOCK_CELLS // max(len(other), 1))
     for begin in range(0, len(left), block):
         # A self-join compares a row only with the rows after it.

@@ -88,11 +88,14 @@ def distinct_within(strings, metric, limit):
 
 
 def self_distances(metric, distinct):
-    """Each repeated string's distance to itself (0 but for ``token_set`` without words)."""
-    distances = np.full(len(distinct.strings), np.inf)
+    """Each repeated string's distance to itself (0 but for ``token_set`` without
+    words), in the metric's dtype (integers for an integer metric); 0 for a
+    string without copies, which no caller reads."""
     repeated = np.flatnonzero(distinct.counts > 1)
     strings = distinct.strings[repeated]
-    distances[repeated] = metric.paired(strings, strings)
+    found = np.asarray(metric.paired(strings, strings))
+    distances = np.zeros(len(distinct.strings), dtype=found.dtype)
+    distances[repeated] = found
     return distances
 
 

@@ -2,19 +2,11 @@
 
 Only the candidates of the partition filter (:mod:`._partition`) are
 compared, which is lossless for the metrics whose threshold implies a
-Levenshtein bound:
-
-- Levenshtein: ``lev <= t``.
-- Indel (insertions and deletions only): a substitution is one deletion and
-  one insertion, so ``lev <= indel <= t``.
-- OSA and Damerau-Levenshtein: a transposition is two substitutions, so
-  ``lev <= 2 * osa <= 2 t``; LCSseq (``max(|a|, |b|) - lcs``):
-  ``indel = |a| + |b| - 2 lcs <= 2 lcsseq``, so ``lev <= 2 t``.
-- normalized Levenshtein (``lev / max(|a|, |b|)``): ``lev <= t max(|a|, |b|)``;
-  normalized Indel (``indel / (|a| + |b|)``): ``lev <= t (|a| + |b|)``.
-
-Jaro, Jaro-Winkler and Hamming have no such bound here: they are joined by
-``"brute"``.
+Levenshtein bound: those whose :class:`~sklearn_ed.distances.Metric` has a
+``levenshtein_radius`` (Levenshtein, Indel, OSA, Damerau-Levenshtein,
+LCSseq and the normalized Levenshtein and Indel; the proofs are in
+:func:`~sklearn_ed.distances.edit_radius`'s module). Jaro, Jaro-Winkler,
+token_set and Hamming have none: they are joined by ``"brute"``.
 """
 
 import numpy as np
@@ -24,37 +16,15 @@ from ._bag import bag_bound_within, character_counts, limit_table
 from ._partition import partition_candidates
 from ._verify import verified
 
-_EPSILON = 1e-9
-
-
-def _floor(values):
-    return np.floor(np.asarray(values, dtype=np.float64) + _EPSILON).astype(np.int64)
-
-
-LEVENSHTEIN_BOUNDS = {
-    "levenshtein": lambda t: lambda a, b: np.full(len(a), _floor(t)),
-    "indel": lambda t: lambda a, b: np.full(len(a), _floor(t)),
-    "osa": lambda t: lambda a, b: np.full(len(a), 2 * _floor(t)),
-    "damerau_levenshtein": lambda t: lambda a, b: np.full(len(a), 2 * _floor(t)),
-    "lcsseq": lambda t: lambda a, b: np.full(len(a), 2 * _floor(t)),
-    "normalized_levenshtein": lambda t: lambda a, b: _floor(t * np.maximum(a, b)),
-    "normalized_indel": lambda t: lambda a, b: _floor(t * (np.asarray(a) + b)),
-}
 # Below this many pairs, comparing all of them costs less than building the filter.
 BRUTE_PAIRS = 2_000_000
 # Shortest mean segment for which the filter prunes: shorter ones match anywhere.
 MIN_SEGMENT = 3
 
 
-def levenshtein_bound(metric, threshold):
-    """``bound(len_a, len_b)`` implied by ``metric <= threshold`` (a Metric), or None."""
-    make = LEVENSHTEIN_BOUNDS.get(metric.name)
-    return None if make is None else make(threshold)
-
-
 def partition_refusal(spec, limit):
     """Why the partition filter cannot serve ``spec``, or None."""
-    if levenshtein_bound(spec, limit) is None:
+    if spec.levenshtein_radius is None:
         return (
             f"method='partition' needs a metric whose threshold bounds the Levenshtein "
             f"distance; {spec.name!r} has none. Use method='brute' or 'auto'."
@@ -71,7 +41,7 @@ def partition_cost(left, right, spec, limit):
     n_pairs = len(left) * len(left if right is None else right)
     if n_pairs > BRUTE_PAIRS:
         lengths = np.fromiter(map(len, left), np.int64, len(left))
-        bound = levenshtein_bound(spec, limit)
+        bound = spec.levenshtein_radius(limit)
         if np.median(lengths / (bound(lengths, lengths) + 1)) >= MIN_SEGMENT:
             return BRUTE_PAIRS
     return 2 * n_pairs
@@ -79,7 +49,7 @@ def partition_cost(left, right, spec, limit):
 
 def partition_join(left, right, spec, threshold, n_jobs):
     """The blocks of pairs within ``threshold`` among the candidates of the filter."""
-    bound = levenshtein_bound(spec, threshold)
+    bound = spec.levenshtein_radius(threshold)
     index_side = left if right is None else right
     # The probing threads check the bag distance of their own candidates.
     sides = _Sides(left, index_side, bound)

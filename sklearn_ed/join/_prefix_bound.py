@@ -15,7 +15,9 @@ the pairs the bound does not rule out: on FEBRL2's token-sorted records
 (median 71 characters, similarity 0.66) 3 % of the pairs. The longer the
 string, the larger the slack: the bound is tried up to ``LONGEST``
 characters, and dropped for the rest of a join whose first block it did
-not prune.
+not prune. A metric offers it by naming such a distance, one its threshold
+bounds by its Levenshtein radius, in its record (``Metric.prefix_distance``:
+Levenshtein for itself and its normalized form, Indel likewise).
 """
 
 from functools import partial
@@ -31,13 +33,6 @@ SIMD_WIDTH = 64
 LONGEST = 96
 # The bound stops being computed when it keeps more than this share of pairs.
 WORTH_KEEPING = 0.5
-# The distance whose prefix bound checks each metric's threshold.
-PREFIX_DISTANCES = {
-    "levenshtein": "levenshtein",
-    "normalized_levenshtein": "levenshtein",
-    "indel": "indel",
-    "normalized_indel": "indel",
-}
 
 
 class PrefixBound:
@@ -48,15 +43,15 @@ class PrefixBound:
     spec : Metric
         The join's metric; ``applies(spec)`` must hold.
     bound : callable
-        ``bound(len_a, len_b)``: the largest distance of ``PREFIX_DISTANCES``
-        a pair within the join's threshold may have.
+        ``bound(len_a, len_b)``: the largest distance of ``spec.prefix_distance``
+        a pair within the join's threshold may have (its ``levenshtein_radius``).
     left, other : ndarray of str
         The join's sides (``other`` is ``left`` in a self-join).
     n_jobs : int or None
     """
 
     def __init__(self, spec, bound, left, other, n_jobs):
-        self.distance = get_metric(PREFIX_DISTANCES[spec.name])
+        self.distance = get_metric(spec.prefix_distance)
         self.other, self.n_jobs = other, n_jobs
         self.left_lengths = np.fromiter(map(len, left), np.int64, len(left))
         self.other_lengths = np.fromiter(map(len, other), np.int64, len(other))
@@ -67,7 +62,8 @@ class PrefixBound:
 
     @staticmethod
     def applies(spec):
-        return spec.name in PREFIX_DISTANCES
+        """Whether ``spec`` names a distance its prefix bound is computed in."""
+        return spec.prefix_distance is not None
 
     def rows(self, rows):
         """Those of ``rows`` (of the left side) the bound is tried for."""

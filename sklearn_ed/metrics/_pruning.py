@@ -57,7 +57,6 @@ def pruned_fraction(estimator, X=None, n_neighbors=None):
             k,
             n_candidates,
             None if exclude is None else exclude[start : start + _BATCH],
-            exact=estimator.exact,
         )[1]
         for start in range(0, len(queries), _BATCH)
     ]

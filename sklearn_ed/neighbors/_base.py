@@ -25,6 +25,17 @@ from ..index import (
     INDEX_ALGORITHMS,
     embedding_spec,
 )
+from ..search import (
+    FittedSearch,
+    SearchPolicy,
+    check_fit_memory,
+    check_lower_bound,
+    check_recall,
+    choose_embedder,
+    concat_items,
+    low_recall_advice,
+    sample_size,
+)
 from ..utils import (
     PROCESSORS,
     Alphabet,
@@ -34,15 +45,9 @@ from ..utils import (
     sorted_unique,
     to_code_points,
 )
-from ._auto import choose_embedder
-from ._batching import concat_items, short_strings
-from ._exact import check_lower_bound
 from ._join import JoinMixin
 from ._kneighbors import KNeighborsMixin
-from ._memory import check_fit_memory
-from ._recall_check import check_recall, low_recall_advice, sample_size
 from ._saved_state import SavedStateMixin
-from ._search import FittedSearch
 
 # The recall check runs again once partial_fit has grown the base by this share.
 _RECHECK_GROWTH = 0.5
@@ -117,29 +122,18 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
         log_progress(
             self, f"embedder: {type(embedder).__name__}; filter index: {self.filter_algorithm}"
         )
-        with_near = self.exact or self._near_pays(X)
-        near_depth = None if self.exact else 1
-        # The deletion lookup's depth is the metric's own (2) unless given.
-        lookup_depth = (near_depth or 2) if with_near and self._metric_spec.near_lookup else None
-        check_fit_memory(self._build_search, X, embedder, lookup_depth, self)
-        self.search_ = self._build_search(
-            X, embedder, with_near=with_near, near_depth=near_depth, show_progress=True
-        )
+        search = self._new_search(X, embedder)
+        check_fit_memory(search, X, type(self).__name__)
+        with self._progress(len(X), "embed and index") as progress:
+            self.search_ = search.build(X, progress)
         self.embedder_ = embedder
         self.embedding_metric_ = embedding_spec(self.embedder_).metric
         self._fit_n_candidates()
         return self
 
-    @property
-    def _seed(self):
-        """``random_state``, where None is a fixed seed: fits of the same data
-        then give the same candidate count and answers, as scikit-learn's
-        KNeighbors estimators do."""
-        return 0 if self.random_state is None else self.random_state
-
-    def _build_search(self, X, embedder, *, with_near=False, near_depth=None, show_progress=False):
-        """Fit ``embedder`` on ``X`` and build the :class:`FittedSearch` of ``X``."""
-        search = FittedSearch(
+    def _new_search(self, X, embedder):
+        """The :class:`FittedSearch` this estimator builds of ``X``, nothing added yet."""
+        return FittedSearch(
             self._metric_spec,
             embedder,
             {
@@ -148,26 +142,21 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
                 "random_state": self._seed,
                 "n_jobs": self.n_jobs,
             },
-            with_bound=self._needs_bound(X),
-            with_near=with_near,
-            near_depth=near_depth,
-            with_far=self.exact,
+            self._search_policy(X),
             n_jobs=self.n_jobs,
             processor=self.processor,
         )
-        if getattr(embedder, "embedding_metric", None) == "cosine" and hasattr(
-            embedder, "fit_transform"
-        ):
-            # Sparse profiles take the memory of the text itself: one pass over
-            # the base fits the embedder and embeds it (fit, then transform,
-            # would read the text twice). A FrozenEstimator has no
-            # fit_transform: it is only transformed.
-            return search.add(X, embedding=embedder.fit_transform(X))
-        embedder.fit(X, None)
-        if not show_progress:
-            return search.add(X)
-        with self._progress(len(X), "embed and index") as progress:
-            return search.add(X, progress=progress)
+
+    def _search_policy(self, X):
+        """The fitted search's lookups and answering rules (:class:`SearchPolicy`)."""
+        return SearchPolicy.decide(self._metric_spec, X, exact=self.exact)
+
+    @property
+    def _seed(self):
+        """``random_state``, where None is a fixed seed: fits of the same data
+        then give the same candidate count and answers, as scikit-learn's
+        KNeighbors estimators do."""
+        return 0 if self.random_state is None else self.random_state
 
     @property
     def index_(self):
@@ -193,6 +182,8 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
         fixed = None if self.n_candidates == "auto" else self._resolve_n_candidates(n_available)
         self.recall_curve_ = np.empty((0, 3))
         self._recall_check = None
+        # The check calibrates the radius; a new check, a new calibration.
+        self.search_.radius_calibration = None
         self._n_samples_checked = self.n_samples_fit_
         self.estimated_recall_ = self.estimated_recall_se_ = float("nan")
         if (
@@ -216,15 +207,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
             self.n_candidates_ = fixed
             return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
         with self._progress(sample_size(k), "recall check (exact brute force)") as progress:
-            check = check_recall(
-                self.search_,
-                k,
-                fixed or 0,
-                progress,
-                random_state=self._seed,
-                radius=self._calibrated_radius(),
-                all_ties=self._needs_all_ties(),
-            )
+            check = check_recall(self.search_, k, fixed or 0, progress, random_state=self._seed)
         self._recall_check = check
         self.recall_curve_ = np.column_stack([check.grid, check.recall(), check.standard_error()])
         chosen = fixed if fixed is not None else check.smallest_reaching(self.target_recall)
@@ -249,29 +232,6 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
             # Raised from fit: _fit_context, fit, _fit, _fit_n_candidates, here.
             warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=5)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
-
-    def _calibrated_radius(self):
-        """The default radius the calibration must cover: none for a normalized
-        metric, where the default ``radius=1.0`` would be every pair (20
-        million on 100,000 words, minutes of fit); its radii beyond the
-        calibrated ones scale in proportion."""
-        radius = getattr(self, "radius", 0.0)
-        return 0.0 if self._metric_spec.normalized else radius
-
-    def _needs_all_ties(self):
-        """Whether answers use every item tied at the k-th distance (the
-        recall check then counts them all)."""
-        return False
-
-    def _needs_bound(self, X):
-        return self.exact
-
-    def _near_pays(self, X):
-        """Whether a near lookup of depth 1 goes with the filter: for short strings
-        under a metric that has one, it answers exactly, without the filter,
-        every query with ``n_neighbors`` items within one edit (most misspellings
-        of a dictionary word), for about one entry per character of the base."""
-        return self._metric_spec.near_lookup is not None and short_strings(X)
 
     def _partial_fit(self, X):
         """Append validated items to the fitted base (the embedder stays as fitted).

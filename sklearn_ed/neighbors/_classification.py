@@ -9,10 +9,11 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
-from ._state_lock import reads_fitted_state, writes_fitted_state
+from ..utils import reads_fitted_state, saved_class, writes_fitted_state
 from ._supervised import SupervisedFilterRefineBase, vote_shares
 
 
+@saved_class(version=2, added={"processor": None})  # processor: since format 1
 class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
     """Classifier voting among neighbors found by filter-and-refine.
 

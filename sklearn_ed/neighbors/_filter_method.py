@@ -2,8 +2,7 @@
 registered here, since it needs an estimator and the join package sits below
 the estimators."""
 
-from ..join import JoinMethod, register_join_method
-from ._filter_join import FILTER, check_pair_recall, filter_join
+from ..join import FILTER, JoinMethod, check_pair_recall, filter_join, register_join_method
 from ._unsupervised import FilterRefineNeighbors
 
 

@@ -3,10 +3,11 @@
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 
+from ..utils import reads_fitted_state, saved_class, writes_fitted_state
 from ._base import FilterRefineBase
-from ._state_lock import reads_fitted_state, writes_fitted_state
 
 
+@saved_class(version=2, added={"processor": None})  # processor: since format 1
 class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, FilterRefineBase):
     """Sparse k-nearest-neighbor graph under an expensive metric.
 

@@ -5,15 +5,16 @@ filter (``method="filter"``)."""
 from sklearn.utils.validation import check_is_fitted
 
 from ..join import (
+    FILTER,
     check_output_size,
+    check_pair_recall,
     distance_threshold,
+    filter_join,
     join_prepared,
     pairs_output,
     reachable_limit,
 )
-from ..utils import check_items
-from ._filter_join import FILTER, check_pair_recall, filter_join
-from ._state_lock import reads_fitted_state
+from ..utils import check_items, reads_fitted_state
 
 
 class JoinMixin:

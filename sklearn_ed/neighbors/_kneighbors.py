@@ -13,9 +13,8 @@ import numpy as np
 from scipy import sparse
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import take_items
-from ._batching import QUERY_BATCH_SIZE, batches
-from ._state_lock import reads_fitted_state
+from ..search import QUERY_BATCH_SIZE, batches
+from ..utils import reads_fitted_state, take_items
 
 
 class KNeighborsMixin:
@@ -76,6 +75,19 @@ class KNeighborsMixin:
 
     def _kneighbors(self, X=None, n_neighbors=None, verified=None):
         """kneighbors; ``verified`` (a list) receives exact distances per query."""
+        queries, exclude, n_neighbors, n_candidates = self._query_plan(X, n_neighbors)
+        distances = np.empty((len(queries), n_neighbors), dtype=np.float64)
+        indices = np.empty((len(queries), n_neighbors), dtype=np.int64)
+        for rows, batch, batch_exclude in self._query_batches(queries, exclude):
+            found, counts = self.search_.kneighbors(batch, n_neighbors, n_candidates, batch_exclude)
+            distances[rows], indices[rows] = found
+            if verified is not None:
+                verified.append(counts)
+        return distances, indices
+
+    def _query_plan(self, X, n_neighbors):
+        """Validated ``queries``, the self index to ``exclude``, ``n_neighbors`` and
+        the candidates per query of a k-nearest query."""
         check_is_fitted(self)
         queries, exclude = self._queries(X)
         n_available = self.n_samples_fit_ - (exclude is not None)
@@ -95,20 +107,15 @@ class KNeighborsMixin:
                 "more samples."
             )
         n_candidates = self._check_n_candidates(n_neighbors, n_available)
-        distances = np.empty((len(queries), n_neighbors), dtype=np.float64)
-        indices = np.empty((len(queries), n_neighbors), dtype=np.int64)
+        return queries, exclude, n_neighbors, n_candidates
+
+    def _query_batches(self, queries, exclude):
+        """``(rows, queries, exclude)`` of each batch, with a progress bar."""
         with self._progress(len(queries), "filter and refine") as progress:
             for rows in batches(len(queries), QUERY_BATCH_SIZE):
                 batch = take_items(queries, np.arange(rows.start, rows.stop))
-                batch_exclude = None if exclude is None else exclude[rows]
-                found, counts = self.search_.kneighbors(
-                    batch, n_neighbors, n_candidates, batch_exclude, exact=self.exact
-                )
-                distances[rows], indices[rows] = found
-                if verified is not None:
-                    verified.append(counts)
+                yield rows, batch, None if exclude is None else exclude[rows]
                 progress.update(len(batch))
-        return distances, indices
 
     @reads_fitted_state
     def kneighbors_graph(self, X=None, n_neighbors=None, mode="connectivity"):

@@ -4,10 +4,11 @@ import numpy as np
 from sklearn.base import RegressorMixin, _fit_context
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
-from ._state_lock import reads_fitted_state, writes_fitted_state
+from ..utils import reads_fitted_state, saved_class, writes_fitted_state
 from ._supervised import SupervisedFilterRefineBase
 
 
+@saved_class(version=2, added={"processor": None})  # processor: since format 1
 class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
     """Regressor averaging the targets of neighbors found by filter-and-refine.
 

@@ -5,10 +5,14 @@
 both ``load`` and unpickling pass a saved state through
 ``_upgrade_saved_state``: the layout before the fitted search (format 1)
 is gathered into one :class:`FittedSearch`, and parameters added since get
-the value an older save implies.
+the value an older save implies (declared once, by each estimator's
+``@saved_class(added=...)``).
 """
 
-from ._search import FittedSearch
+from dataclasses import replace
+
+from ..search import FittedSearch, SearchPolicy
+from ..utils import older_layout_defaults
 
 
 class SavedStateMixin:
@@ -33,15 +37,19 @@ class SavedStateMixin:
     )
     # Attributes of the layout before the fitted search (see _upgrade_saved_state).
     __sklearn_ed_legacy__ = ("_fit_X", "index_", "_bound", "_near")
-    # Parameters added since format 1, with the value an older save implies.
-    __sklearn_ed_added__ = {"processor": None}
 
     @classmethod
     def _upgrade_saved_state(cls, state):
         """The state of an estimator saved before the fitted search object
         (sklearn-ed 0.1 and format 1), with its parts gathered into one."""
-        state = {**cls.__sklearn_ed_added__, **state}
-        if "index_" not in state or "search_" in state:
+        # Unpickling passes here too: the registration's defaults for attributes
+        # added since (sklearn_ed.load has applied them already).
+        state = {**older_layout_defaults(cls), **state}
+        search = state.get("search_")
+        if search is not None and state.get("exact") and not search.policy.exact:
+            # Saved before the search's policy held exact (the estimator did).
+            search.policy = replace(search.policy, exact=True)
+        if "index_" not in state or search is not None:
             return state
         state["search_"] = FittedSearch.restore(
             state["_metric_spec"],
@@ -54,8 +62,13 @@ class SavedStateMixin:
             },
             state.pop("_fit_X"),
             state.pop("index_"),
-            with_bound=state.pop("_bound", None) is not None,
-            with_near=state.pop("_near", None) is not None,
+            SearchPolicy.from_state(
+                {
+                    "exact": state["exact"],
+                    "with_bound": state.pop("_bound", None) is not None,
+                    "with_near": state.pop("_near", None) is not None,
+                }
+            ),
             n_jobs=state["n_jobs"],
             radius_calibration=state.get("radius_calibration_"),
         )

@@ -4,6 +4,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_consistent_length, validate_data
 
+from ..search import SearchPolicy
 from ._base import FilterRefineBase
 
 WEIGHTS_CONSTRAINT = [StrOptions({"uniform", "distance"}), callable, None]
@@ -79,8 +80,11 @@ class SupervisedFilterRefineBase(FilterRefineBase):
         "ties": [StrOptions({"include", "index"})],
     }
 
-    def _needs_all_ties(self):
-        return self.ties == "include"
+    def _search_policy(self, X):
+        # Votes with ties="include" use every item tied at the k-th distance.
+        return SearchPolicy.decide(
+            self._metric_spec, X, exact=self.exact, all_ties=self.ties == "include"
+        )
 
     def _voters(self, X):
         """Indices of the voting neighbors and their weights, padded rows.
@@ -100,33 +104,17 @@ class SupervisedFilterRefineBase(FilterRefineBase):
 
     def _neighbors_and_ties(self, X):
         """The k neighbors and, per query, every item at the k-th exact distance
-        the search can see: its refined candidates (one search: the first k of
-        them are the neighbors), or with ``exact=True`` every item the lower
-        bound does not rule out."""
-        if not self.exact:
-            n_available = self.n_samples_fit_ - (X is None)
-            all_distances, all_indices = self._kneighbors(
-                X, n_neighbors=self._resolve_n_candidates(n_available)
-            )
-            distances = all_distances[:, : self.n_neighbors]
-            kth = distances[:, -1]
-            return (
-                distances,
-                all_indices[:, : self.n_neighbors],
-                [
-                    row_indices[row == limit]
-                    for row, row_indices, limit in zip(all_distances, all_indices, kth)
-                ],
-            )
-        distances, indices = self.kneighbors(X)
-        kth = distances[:, -1]
-        queries, exclude = self._queries(X)
-        found = self.search_.verified_within(queries, kth, exclude=exclude)
-        return (
-            distances,
-            indices,
-            [items[row == limit] for (items, row), limit in zip(found, kth)],
-        )
+        the search sees (:meth:`FittedSearch.neighbors_and_ties`)."""
+        queries, exclude, k, n_candidates = self._query_plan(X, self.n_neighbors)
+        distances, indices, tied = [], [], []
+        for _, batch, batch_exclude in self._query_batches(queries, exclude):
+            found = self.search_.neighbors_and_ties(batch, k, n_candidates, batch_exclude)
+            distances.append(found[0])
+            indices.append(found[1])
+            tied.extend(found[2])
+        if not distances:
+            return *(np.empty((0, k), dtype) for dtype in (np.float64, np.int64)), tied
+        return np.concatenate(distances), np.concatenate(indices), tied
 
     def _validate_X_y(self, X, y):
         if y is None:

@@ -8,13 +8,12 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils import take_items
+from ..search import QUERY_BATCH_SIZE, SearchPolicy, batches, calibrate_radius
+from ..utils import reads_fitted_state, saved_class, take_items, writes_fitted_state
 from ._base import FilterRefineBase
-from ._batching import QUERY_BATCH_SIZE, batches, short_strings
-from ._recall_check import calibrate_radius
-from ._state_lock import reads_fitted_state, writes_fitted_state
 
 
+@saved_class(version=2, added={"processor": None})  # processor: since format 1
 class FilterRefineNeighbors(FilterRefineBase):
     """Nearest neighbors under an expensive metric, filtered by an embedding.
 
@@ -228,27 +227,20 @@ class FilterRefineNeighbors(FilterRefineBase):
         self._resolve_metric()
         return self._fit(self._validate_X(X, reset=True))
 
+    def _search_policy(self, X):
+        return SearchPolicy.decide(self._metric_spec, X, exact=self.exact, radius=self.radius)
+
     def _fit_n_candidates(self):
         super()._fit_n_candidates()
-        self._fit_radius_calibration()
-
-    def _fit_radius_calibration(self):
-        """How far in the embedding the items of an exact radius lie: from the
-        recall check's pairs when it ran, else from a sample of its own."""
         search = self.search_
-        if self._recall_check is not None:
-            self.radius_calibration_ = self._recall_check.radius_calibration
-        elif self.n_candidates_ >= self.n_samples_fit_ - 1 or search.bound is not None:
-            # Every item is verified, or the lossless bound picks the candidates.
-            self.radius_calibration_ = np.zeros((0, 2))
-        else:
-            self.radius_calibration_ = calibrate_radius(
-                search,
-                min(self.n_neighbors, self.n_samples_fit_ - 1),
-                random_state=self._seed,
-                radius=self._calibrated_radius(),
-            )
-        search.radius_calibration = self.radius_calibration_
+        if search.radius_calibration is None:  # no recall check ran to calibrate it
+            if self.n_candidates_ >= self.n_samples_fit_ - 1 or search.bound is not None:
+                # Every item is verified, or the lossless bound picks the candidates.
+                search.radius_calibration = np.zeros((0, 2))
+            else:
+                k = min(self.n_neighbors, self.n_samples_fit_ - 1)
+                calibrate_radius(search, k, random_state=self._seed)
+        self.radius_calibration_ = search.radius_calibration
 
     @writes_fitted_state
     def partial_fit(self, X, y=None):
@@ -336,12 +328,6 @@ class FilterRefineNeighbors(FilterRefineBase):
                 sort_results,
             )
         return (neigh_dist, neigh_ind) if return_distance else neigh_ind
-
-    def _needs_bound(self, X):
-        # Radius queries on short strings verify what the lossless bound keeps:
-        # q-grams cannot see one edit in a three-letter word, and verifying
-        # short strings is cheap.
-        return self.exact or (self._metric_spec.lower_bound is not None and short_strings(X))
 
     def _embedding_threshold(self, radius):
         """Embedding distance within which the radius candidates are taken.

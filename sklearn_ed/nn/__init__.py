@@ -27,7 +27,7 @@ losses and the skorch glue with their own module and tensor of encoded inputs.
 import importlib
 import warnings
 
-from ..utils import require_neural
+from ..utils import defer_saved_classes, require_neural
 from ._embedder import (
     TORCH_INFERENCE_BATCH,
     TORCH_PARAMETER_CONSTRAINTS,
@@ -70,6 +70,15 @@ _LAZY = {
     "MinedTripletDataset": "_mining",
 }
 
+
+def _import_networks():
+    """Import the networks sklearn_ed.load builds: each registers itself
+    (``saved_class``) as its module is imported, which imports torch."""
+    from . import _gru, _metric_networks, _modules  # noqa: F401
+
+
+# The loader imports them only for a file that holds a network.
+defer_saved_classes("torch_module", _import_networks)
 
 # Names of 0.1.0, spelt as scikit-learn spells them since.
 _RENAMED = {"top_k_neighbours": "top_k_neighbors"}

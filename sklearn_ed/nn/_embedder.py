@@ -86,7 +86,7 @@ class TorchEmbedderMixin:
     @contextlib.contextmanager
     def _training(self, seed):
         """Training device inside a block with seeded torch and ``TRAINING_THREADS``."""
-        from . import resolve_device, seeded_torch, torch_threads
+        from ._training import resolve_device, seeded_torch, torch_threads
 
         device = resolve_device(self.device)
         with torch_threads(TRAINING_THREADS), seeded_torch(seed, device):
@@ -107,7 +107,7 @@ class TorchEmbedderMixin:
 
     def _fit_net(self, module, dataset, inputs, device, *, callbacks, net_class=None, **net_params):
         """Train ``module`` on index triplets of ``dataset`` into ``inputs``; the fitted net."""
-        from . import TripletNet
+        from ._training import TripletNet
 
         net = (net_class or TripletNet)(
             module,
@@ -128,13 +128,13 @@ class TorchEmbedderMixin:
         self.history_ = [dict(entry) for entry in history]
 
     def _inference_device(self):
-        from . import inference_device
+        from ._training import inference_device
 
         return inference_device(self.device)
 
     def _run_module(self, inputs, batch_size, dtype=np.float32):
         """``module_`` on ``inputs`` in batches, on the inference device."""
-        from . import forward_in_batches, torch_threads
+        from ._training import forward_in_batches, torch_threads
 
         device = self._inference_device()
         # Another device gets a copy for the call, so concurrent calls never move

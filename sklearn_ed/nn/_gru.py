@@ -20,11 +20,13 @@ import torch.nn.functional as F
 from skorch.dataset import unpack_data
 from torch import nn
 
+from ..utils import saved_class
 from ._kernels import learned_cgk_prime_walk
 from ._losses import squared_norm
 from ._training import TripletNet
 
 
+@saved_class("torch_module")
 class GRUModule(nn.Module):
     """Two-layer GRU with step dropout masks and a per-step linear layer (Zhang et al. 2020, s4).
 
@@ -137,6 +139,7 @@ class GRUModule(nn.Module):
         return steps.flatten(1)
 
 
+@saved_class("torch_module")
 class LearnedCGKPrime(nn.Module):
     """CGK' with a learned hash table and threshold (Zhang et al. 2020, Algorithms 3 and 4).
 

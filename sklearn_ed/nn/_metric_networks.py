@@ -15,9 +15,11 @@ the unit hypercube (sigmoid output), so embedded distances stay bounded.
 import torch
 from torch import nn
 
+from ..utils import saved_class
 from ._losses import smooth_norm
 
 
+@saved_class("torch_module")
 class MLPEmbeddingNet(nn.Module):
     """Fully connected 200-100-50-d network with a sigmoid output (Lary 2022, s5.2).
 
@@ -49,6 +51,7 @@ class MLPEmbeddingNet(nn.Module):
         return self.layers(X.reshape(X.shape[0], -1))
 
 
+@saved_class("torch_module")
 class Conv1dEmbeddingNet(nn.Module):
     """Two Conv1d + batch norm + max-pool blocks, average pooling, sigmoid (Lary 2022, s5.2).
 

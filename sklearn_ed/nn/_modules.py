@@ -28,6 +28,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..utils import saved_class
+
 
 def pad_symbols(symbols, offsets, max_length):
     """(n, max_length) int64 array of padded symbols from flat symbols + offsets.
@@ -67,6 +69,7 @@ def pooled_length(length, n_layers):
     return length
 
 
+@saved_class("torch_module")
 class CNNEDModule(nn.Module):
     """Stacked Conv1d(kernel 3) + pooling blocks, then a linear layer.
 

@@ -4,9 +4,10 @@ computed for the pairs training asks for and kept (torch-free)."""
 import numpy as np
 
 from ..distances import candidate_distances, symmetric_pairwise_distances
-from ..utils import sorted_unique
+from ..utils import saved_class, sorted_unique
 
 
+@saved_class()
 class TrainingDistances:
     """Exact distances among training strings, computed for the pairs asked and kept.
 

@@ -23,7 +23,9 @@ from ._qgrams import (
     qgram_sample,
     tagged_hashes,
 )
+from ._saved_classes import defer_saved_classes, older_layout_defaults, saved_class
 from ._segments import segments_absorbed
+from ._state_lock import reads_fitted_state, writes_fitted_state
 from ._strings import (
     FIRST_CHAR_SYMBOL,
     PAD_SYMBOL,

@@ -2,25 +2,32 @@
 
 Loading is two passes. :class:`Checker` reads the whole tree before
 anything is constructed: every node's kind, its keys and their types, every
-class and function name against the tables of :mod:`._allowlist`, every
+class name against the registry of :mod:`._saved_classes` (the classes of
+sklearn-ed registered where they are defined) with its layout version, every
 array reference, dtype and shape. Only a tree that passes is handed to
-:class:`Builder`, which constructs allow-listed classes, imports only the
-modules those tables name, and calls no method that a file can replace (an
-attribute that would shadow one of the class's methods is refused). As it
-rebuilds each object, the class checks the saved arrays its compiled code
-will index with (:mod:`._invariants`); a refusal names the manifest node.
+:class:`Builder`, which constructs registered classes, imports nothing, and
+calls no method that a file can replace (an attribute that would shadow one
+of the class's methods is refused). As it rebuilds each object, the class
+checks the saved arrays its compiled code will index with
+(:mod:`._invariants`); a refusal names the manifest node.
+
+An older layout of a class's state is read in three steps: the class may
+rewrite the unchecked node (``_upgrade_saved_node``: a metric saved with its
+functions becomes its registry name); the attributes added to the layout
+since get the defaults its registration declares
+(:meth:`~._saved_classes.SavedClass.upgraded`, the one place for them); and
+the class may gather an older release's parts (``_upgrade_saved_state``).
 """
 
-import functools
-import importlib
 import inspect
 import threading
 
 import numpy as np
 
-from ._allowlist import CLASSES, FUNCTIONS, INDEXES, OBJECTS, TORCH_MODULES, current_name
+from ._external_classes import register_scikit_learn_classes
 from ._invariants import SavedStateError
 from ._manifest_writer import NUMERIC_KINDS, is_estimator
+from ._saved_classes import registered
 
 # The keys of each kind of node, in the format's own words.
 NODE_KEYS = {
@@ -33,14 +40,14 @@ NODE_KEYS = {
     "tuple": {"items"},
     "dict": {"items"},
     "lock": set(),
-    "class": {"class"},
     "numpy_type": {"dtype"},
-    "function": {"name"},
-    "partial": {"function", "keywords"},
     "torch_module": {"class", "init_args", "training", "state"},
     "index": {"class", "state", "engine"},
     "object": {"class", "state"},
 }
+# The nodes of a registered class, which also say its layout version (from
+# format 3 on; absent, the node is of a layout before versions were written).
+_VERSIONED = {"torch_module", "index", "object"}
 # Nodes that hold only data: what keyword arguments and index states may be.
 _PLAIN = {"value", "scalar", "array", "strings", "object_array", "list", "tuple", "dict", "lock"}
 
@@ -53,15 +60,27 @@ class ManifestError(ValueError):
         super().__init__(f"sklearn_ed.load refused the manifest node {path}: {problem}")
 
 
-def _lookup(table, name, path, what):
-    if not isinstance(name, str) or current_name(name) not in table:
+def _lookup(node, kind, path, what):
+    """The registration of the class a node names, for a layout version it reads."""
+    saved = registered(node["class"], kind)
+    if saved is None:
         raise ManifestError(
             path,
-            f"{what} {name!r} is not one that sklearn_ed.load builds; nothing was "
+            f"{what} {node['class']!r} is not one that sklearn_ed.load builds; nothing was "
             "constructed (a directory that names other code was not written by save).",
         )
-    module, attribute = table[current_name(name)]
-    return getattr(importlib.import_module(module), attribute)
+    version = _version(node)
+    if type(version) is not int or not 1 <= version <= saved.version:
+        raise ManifestError(
+            path,
+            f"layout version {version!r} of {saved.name}; this sklearn-ed reads versions "
+            f"1 to {saved.version} (save it again with the release that wrote it)",
+        )
+    return saved
+
+
+def _version(node):
+    return node.get("version", 1)
 
 
 def _numeric_dtype(dtype, path):
@@ -80,13 +99,14 @@ class Checker:
     def __init__(self, arrays, modules):
         self.arrays = arrays
         self.modules = modules
+        register_scikit_learn_classes()
 
     def check(self, node, path="tree", plain_only=False):
         if not isinstance(node, dict) or node.get("kind") not in NODE_KEYS:
             kind = node.get("kind") if isinstance(node, dict) else type(node).__name__
             raise ManifestError(path, f"unknown node kind {kind!r}")
         kind = node["kind"]
-        if set(node) != NODE_KEYS[kind] | {"kind"}:
+        if set(node) - ({"version"} if kind in _VERSIONED else set()) != NODE_KEYS[kind] | {"kind"}:
             raise ManifestError(path, f"a {kind!r} node has keys {sorted(node)}")
         if plain_only and kind not in _PLAIN:
             raise ManifestError(path, f"a {kind!r} node where only plain data is allowed")
@@ -142,20 +162,8 @@ class Checker:
     def _check_lock(self, node, path, plain_only):
         pass
 
-    def _check_class(self, node, path, plain_only):
-        _lookup(CLASSES, node["class"], path, "class")
-
     def _check_numpy_type(self, node, path, plain_only):
         _numeric_dtype(node["dtype"], path)
-
-    def _check_function(self, node, path, plain_only):
-        _lookup(FUNCTIONS, node["name"], path, "function")
-
-    def _check_partial(self, node, path, plain_only):
-        self.check(node["function"], f"{path}.function")
-        if node["function"]["kind"] not in ("function", "class"):
-            raise ManifestError(path, "a partial must wrap a function or a class")
-        self._check_plain_dict(node["keywords"], f"{path}.keywords")
 
     def _check_plain_dict(self, node, path):
         self.check(node, path, plain_only=True)
@@ -163,7 +171,7 @@ class Checker:
             raise ManifestError(path, f"a {node['kind']!r} node where a dict belongs")
 
     def _check_torch_module(self, node, path, plain_only):
-        _lookup(TORCH_MODULES, node["class"], path, "network")
+        _lookup(node, "torch_module", path, "network")
         self._check_plain_dict(node["init_args"], f"{path}.init_args")
         if not isinstance(node["training"], bool):
             raise ManifestError(path, "training must be true or false")
@@ -172,13 +180,16 @@ class Checker:
             raise ManifestError(path, f"refers to state {node['state']!r}, which torch.pt lacks")
 
     def _check_index(self, node, path, plain_only):
-        _lookup(INDEXES, node["class"], path, "index")
+        _lookup(node, "index", path, "index")
         self._check_plain_dict(node["state"], f"{path}.state")
         if self._array(node["engine"], path).dtype != np.uint8:
             raise ManifestError(path, "an index engine must be bytes (uint8)")
 
     def _check_object(self, node, path, plain_only):
-        cls = _lookup(OBJECTS, node["class"], path, "class")
+        saved = _lookup(node, "object", path, "class")
+        cls = saved.cls
+        if hasattr(cls, "_upgrade_saved_node"):  # an older release's layout, read as today's
+            node["state"] = cls._upgrade_saved_node(node["state"])
         state = node["state"]
         self.check(state, f"{path}.state")
         if state["kind"] != "dict":
@@ -187,14 +198,15 @@ class Checker:
             if not key.isidentifier() or _replaces_behaviour(cls, key):
                 raise ManifestError(f"{path}.state.{key}", f"{key!r} would replace code")
         if _is_estimator_class(cls):
-            _check_declared_state(cls, set(state["items"]), path)
+            added = saved.upgraded({}, _version(node))  # what an older layout lacks
+            _check_declared_state(cls, set(state["items"]) | set(added), path)
 
 
 def _check_declared_state(cls, keys, path):
     """An estimator's saved attributes: all its parameters, and beyond them only
     what its class declares (or an older release's layout it upgrades)."""
     params = set(cls._get_param_names())
-    missing = params - keys - set(getattr(cls, "__sklearn_ed_added__", ()))
+    missing = params - keys
     if missing:
         raise ManifestError(path, f"parameters {sorted(missing)} are missing")
     declared = getattr(cls, "__sklearn_ed_saved__", None)
@@ -259,26 +271,18 @@ class Builder:
             return {k: self.build(v, f"{path}.{k}") for k, v in node["items"].items()}
         if kind == "lock":
             return threading.Lock()
-        if kind == "class":
-            return _lookup(CLASSES, node["class"], "", "class")
         if kind == "numpy_type":
             return np.dtype(node["dtype"]).type
-        if kind == "function":
-            return _lookup(FUNCTIONS, node["name"], "", "function")
-        if kind == "partial":
-            function = self.build(node["function"], f"{path}.function")
-            return functools.partial(function, **self.build(node["keywords"], f"{path}.keywords"))
         if kind == "torch_module":
             return self._module(node, path)
-        if kind == "index":
-            index = object.__new__(_lookup(INDEXES, node["class"], "", "index"))
-            state = self.build(node["state"], f"{path}.state")
-            state["_index"] = self.arrays[node["engine"]]
-            return _restored(index, state, path, index.__setstate__)
-        cls = _lookup(OBJECTS, node["class"], "", "class")
+        saved = _lookup(node, kind, path, kind)
+        state = saved.upgraded(self.build(node["state"], f"{path}.state"), _version(node))
+        cls = saved.cls
         obj = object.__new__(cls)
-        state = self.build(node["state"], f"{path}.state")
-        if hasattr(cls, "_upgrade_saved_state"):  # a layout of an older release
+        if kind == "index":  # its settings, then its engine from the bytes
+            _restored(obj, state, path, obj.restore_settings)
+            return self._engine(obj, node["engine"], path)
+        if hasattr(cls, "_upgrade_saved_state"):  # gathers an older release's parts
             state = cls._upgrade_saved_state(state)
         if hasattr(obj, "__setstate__") and not is_estimator(obj):
             return _restored(obj, state, path, obj.__setstate__)
@@ -293,9 +297,21 @@ class Builder:
         ]
         return strings
 
+    def _engine(self, index, key, path):
+        """``index`` given its engine from the saved bytes (``load_bytes``), which
+        checks them first: a refusal names the node's engine."""
+        try:
+            return index.load_bytes(self.arrays[key], index.n_features)
+        except SavedStateError as error:
+            # The part may name an array within the engine: "_index (indices)".
+            within = error.part.partition(" ")[2]
+            raise ManifestError(f"{path}.engine {within}".strip(), error.problem) from None
+
     def _module(self, node, path):
-        cls = _lookup(TORCH_MODULES, node["class"], "", "network")
-        module = cls(**self.build(node["init_args"], f"{path}.init_args"))
+        saved = _lookup(node, "torch_module", path, "network")
+        init_args = self.build(node["init_args"], f"{path}.init_args")
+        cls = saved.cls
+        module = cls(**saved.upgraded(init_args, _version(node)))
         state = self.modules[node["state"]]
         if hasattr(cls, "prepare_for_state_dict"):
             module.prepare_for_state_dict(state)
@@ -312,9 +328,7 @@ def _restored(obj, state, path, set_state):
             check(state)
         set_state(state)
     except SavedStateError as error:
-        # A part may name an array within an attribute: "_index (indices)".
+        # A part may name an array within an attribute: "attribute (array)".
         name, _, within = error.part.partition(" ")
-        # An index's engine is the node's "engine" array, not part of its state.
-        where = f"{path}.engine" if name == "_index" else f"{path}.state.{name}"
-        raise ManifestError(f"{where} {within}".strip(), error.problem) from None
+        raise ManifestError(f"{path}.state.{name} {within}".strip(), error.problem) from None
     return obj

@@ -1,20 +1,15 @@
 """Writing the manifest's object tree: plain values, arrays kept apart, and the
-allow-listed classes of :mod:`._allowlist` by qualified name."""
+registered classes of :mod:`._saved_classes` by qualified name and layout version."""
 
-import functools
-import inspect
 import threading
 
 import numpy as np
 
-from ._allowlist import CLASSES, FUNCTIONS, INDEXES, OBJECTS, TORCH_MODULES
+from ._external_classes import register_scikit_learn_classes
+from ._saved_classes import qualified_name, registration_of
 
 NUMERIC_KINDS = "biuf"
 _LOCK_TYPE = type(threading.Lock())
-
-
-def _qualified(cls):
-    return f"{cls.__module__}.{cls.__qualname__}"
 
 
 class Writer:
@@ -23,6 +18,7 @@ class Writer:
     def __init__(self):
         self.arrays = {}
         self.modules = {}
+        register_scikit_learn_classes()
 
     def _key(self, table, value):
         key = f"a{len(self.arrays) + len(self.modules)}"
@@ -46,36 +42,20 @@ class Writer:
             return {"kind": "lock"}
         if isinstance(value, type) and issubclass(value, np.generic):
             return {"kind": "numpy_type", "dtype": np.dtype(value).str}
-        name = _qualified(value) if isinstance(value, type) or inspect.isfunction(value) else None
-        if isinstance(value, type) and name in CLASSES:
-            return {"kind": "class", "class": name}
-        if inspect.isfunction(value) and name in FUNCTIONS:
-            return {"kind": "function", "name": name}
-        if isinstance(value, functools.partial) and not value.args:
-            return {
-                "kind": "partial",
-                "function": self.encode(value.func),
-                "keywords": self.encode(dict(value.keywords)),
-            }
-        name = _qualified(type(value))
-        if name in TORCH_MODULES:
-            return self._encode_module(value)
-        if name in INDEXES:
-            state = value.__getstate__()  # the engine index as bytes, no locks
-            engine = state.pop("_index")
-            return {
-                "kind": "index",
-                "class": name,
-                "state": self.encode(state),
-                "engine": self._key(self.arrays, engine),
-            }
-        if name in OBJECTS:
-            return {"kind": "object", "class": name, "state": self.encode(object_state(value))}
-        raise TypeError(
-            f"cannot save a {name}: sklearn_ed.save writes only arrays, plain values and "
-            "the sklearn-ed classes that sklearn_ed.load builds. Use pickle for estimators "
-            "holding other objects."
-        )
+        saved = registration_of(type(value))
+        if saved is None:
+            raise TypeError(
+                f"cannot save a {qualified_name(type(value))}: sklearn_ed.save writes only "
+                "arrays, plain values and the sklearn-ed classes that sklearn_ed.load builds. "
+                "Use pickle for estimators holding other objects."
+            )
+        node = {"kind": saved.kind, "class": saved.name, "version": saved.version}
+        if saved.kind == "torch_module":
+            return {**node, **self._encode_module(value)}
+        if saved.kind == "index":  # the settings, and the engine index as bytes
+            engine = self._key(self.arrays, value.to_bytes())
+            return {**node, "state": self.encode(value.settings_state()), "engine": engine}
+        return {**node, "state": self.encode(object_state(value))}
 
     def _encode_array(self, array):
         if array.dtype.kind in NUMERIC_KINDS + "bc":
@@ -98,8 +78,6 @@ class Writer:
 
     def _encode_module(self, module):
         return {
-            "kind": "torch_module",
-            "class": _qualified(type(module)),
             "init_args": self.encode(module.init_args),
             "training": module.training,
             "state": self._key(self.modules, module.state_dict()),

@@ -2,9 +2,10 @@
 
 ``save(estimator, path)`` writes a directory:
 
-- ``manifest.json``: the object tree (classes by qualified name, parameters,
-  scalars, strings) with references to arrays, the format version, the files
-  written and a SHA-256 of each file and of the tree;
+- ``manifest.json``: the object tree (classes by qualified name and layout
+  version, parameters, scalars, strings) with references to arrays, the
+  format version, the files written and a SHA-256 of each file and of the
+  tree;
 - ``arrays.npz``: every NumPy array, including the serialized faiss index and
   string collections (one UTF-8 buffer plus offsets), read back with
   ``allow_pickle=False``;
@@ -28,8 +29,12 @@ import numpy as np
 from ._manifest import Builder, Checker, ManifestError
 from ._manifest_writer import Writer
 from ._optional import require_neural
+from ._saved_classes import import_deferred
 
-FORMAT_VERSION = 2
+# Version 3 writes each class's layout version beside its name; versions 1
+# and 2 did not (their classes' layouts are read as version 1).
+FORMAT_VERSION = 3
+_READABLE_VERSIONS = (1, 2, 3)
 # Version 1 (sklearn-ed 0.1 and 0.2.dev) always wrote both files and no tree hash.
 _VERSION_1_FILES = ("arrays.npz", "torch.pt")
 # Deepest nesting of lists and objects a manifest may have: a saved estimator's
@@ -106,28 +111,12 @@ def save(estimator, path):
 
 
 def load(path):
-    """Read an estimator written by :func:`save`; nothing in the files picks code.
+    """Read a directory written by :func:`save`, building only registered classes.
 
-    The manifest is checked whole before anything is built: its depth (at
-    most 200 nested lists and objects), each node's kind, keys and types,
-    array references, dtypes and shapes, and every class and function it
-    names against a fixed list of sklearn-ed classes (and scikit-learn's
-    ``Pipeline``, ``TfidfTransformer`` and ``FrozenEstimator``). No module
-    named by a file is imported, no attribute may stand in for a method, and
-    networks are read with ``torch.load(weights_only=True)``. Every saved
-    array that compiled code indexes with (the index engines' bytes and
-    arrays, parsed and range-checked before faiss, scipy or numba read them;
-    the embedders' walks, alphabets and vocabularies; the networks' shapes)
-    is checked against the invariants its class declares as the object is
-    rebuilt.
-
-    The hashes detect files damaged or edited after saving; whoever can
-    write the directory can rewrite them. Such an edited directory cannot
-    run code, open other files, or crash the interpreter through its arrays:
-    ``load`` raises ``ValueError``. It can describe an estimator that
-    answers differently or wrongly (other parameters, items or consistent
-    values), raises ordinary exceptions when queried, or takes much time or
-    memory. The user guide's persistence section says what is checked.
+    What is checked and refused is in :func:`sklearn_ed.load`'s docstring.
+    That function imports the package's subpackages first, so that every
+    class sklearn-ed saves has registered itself (``saved_class``); this one
+    builds the classes registered so far, and refuses any other.
 
     Parameters
     ----------
@@ -137,17 +126,13 @@ def load(path):
     Returns
     -------
     estimator : estimator
-        The estimator, answering as the saved one did (an index grown by
-        ``partial_fit`` keeps its segments, so ties are kept alike).
+        The estimator, answering as the saved one did.
 
     Raises
     ------
     ValueError
-        When a file is missing, truncated or was changed after saving, the
-        format version is unknown, the manifest nests too deep or names a
-        class or function that ``load`` does not build, or a saved array
-        breaks its class's invariants (the message names the manifest node);
-        no estimator is returned then.
+        When :func:`sklearn_ed.load` would raise it, or the directory names
+        a class not registered yet.
     """
     path = os.fspath(path)
     manifest = _read_manifest(path)
@@ -161,6 +146,7 @@ def load(path):
     # Format 1 wrote torch.pt for every estimator: read it only if a network needs it.
     if "torch.pt" in files and _holds_network(manifest["tree"]):
         torch = require_neural(f"Loading {path!r}, which holds a network (torch.pt),")
+        import_deferred("torch_module")  # the networks register as they are imported
         modules = torch.load(os.path.join(path, "torch.pt"), weights_only=True)
         if not isinstance(modules, dict):
             raise ValueError(f"{path!r}: torch.pt holds no table of state_dicts.")
@@ -198,7 +184,7 @@ def _read_manifest(path):
     if not isinstance(manifest, dict) or manifest.get("format") != "sklearn-ed":
         raise ValueError(f"{manifest_path!r} is not an sklearn-ed manifest.")
     version = manifest.get("version")
-    if version not in (1, FORMAT_VERSION):
+    if version not in _READABLE_VERSIONS:
         raise ValueError(
             f"{manifest_path!r} has format version {version!r}; this sklearn-ed reads "
             f"versions 1 to {FORMAT_VERSION}. Save it again with the version that wrote it."

@@ -7,6 +7,8 @@ Numba kernels apart from the estimators.
 import numpy as np
 from numba import njit
 
+from ._saved_classes import saved_class
+
 
 def qgram_profiles(strings, alphabet):
     """L2-normalised binary q-gram set profiles (scipy CSR), for neighbor search.
@@ -271,6 +273,7 @@ def _lookup(keys, columns, codes):
     return found
 
 
+@saved_class()
 class CodeTable:
     """Columns of distinct q-gram codes, numbered in order of first sight."""
 

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from ._invariants import saved_array
+from ._saved_classes import saved_class
 
 PAD_SYMBOL = 0
 UNKNOWN_SYMBOL = 1
@@ -227,6 +228,7 @@ def saved_characters(value, part):
     return saved_array(value, part, "iu", shape=(None,), low=0, high=0x110000, order="increasing")
 
 
+@saved_class(formerly=("sklearn_ed._strings.Alphabet",))
 class Alphabet:
     """Maps Unicode code points to integer symbols learned from training data.
 

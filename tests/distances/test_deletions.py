@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sklearn_ed.distances._deletions import SortedHashes
+from sklearn_ed.distances.bounds._deletions import SortedHashes
 
 
 @pytest.mark.parametrize("n", [0, 1, 40, 5000])

@@ -225,7 +225,7 @@ def test_queries_never_revalidate_the_fitted_base(monkeypatch, exact):
     # Validating 100,000 fitted strings on every refine call made exact
     # search on words 10x slower than brute force.
     from sklearn_ed import FilterRefineNeighbors, QGramEmbedder
-    from sklearn_ed.distances import _pairwise
+    from sklearn_ed.distances.engine import _pairwise
 
     base = [f"w{i:03d}x" for i in range(300)]
     search = FilterRefineNeighbors(

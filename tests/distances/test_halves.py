@@ -7,7 +7,7 @@ import pytest
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from sklearn_ed.distances._halves import HalvesIndex, halves_index
+from sklearn_ed.distances.bounds._halves import HalvesIndex, halves_index
 
 
 def _strings(rng, n, alphabet, longest):

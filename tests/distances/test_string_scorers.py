@@ -7,11 +7,32 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import (
+    OSA,
+    DamerauLevenshtein,
+    Indel,
+    Jaro,
+    JaroWinkler,
+    LCSseq,
+    Levenshtein,
+)
 
 from sklearn_ed import FilterRefineNeighbors
 from sklearn_ed.distances import get_metric, pairwise_distances
-from sklearn_ed.distances._string_scorers import PERCENT_SCORERS, SCORERS
 
+# name: (rapidfuzz scorer, dtype of its distances), as a user calls rapidfuzz.
+SCORERS = {
+    "indel": (Indel.distance, np.int32),
+    "normalized_indel": (Indel.normalized_distance, np.float64),
+    "normalized_levenshtein": (Levenshtein.normalized_distance, np.float64),
+    "osa": (OSA.distance, np.int32),
+    "damerau_levenshtein": (DamerauLevenshtein.distance, np.int32),
+    "lcsseq": (LCSseq.distance, np.int32),
+    "jaro": (Jaro.normalized_distance, np.float64),
+    "jaro_winkler": (JaroWinkler.normalized_distance, np.float64),
+}
+# name: rapidfuzz similarity scorer in [0, 100]; the distance is 1 - score / 100.
+PERCENT_SCORERS = {"token_set": fuzz.token_set_ratio}
 NAMES = sorted([*SCORERS, *PERCENT_SCORERS])
 BOUNDED = [name for name in NAMES if get_metric(name).lower_bound is not None]
 # Unicode, empty strings, repeated characters, transpositions, swapped words.

@@ -276,7 +276,7 @@ def test_the_filter_join_returns_pairs_within_the_threshold_and_finds_them(
 def test_the_pair_recall_estimate_measures_what_was_missed(words):
     """Drop every other true pair: the estimate says about half, and warns."""
     from sklearn_ed.distances import get_metric
-    from sklearn_ed.neighbors._filter_join import check_pair_recall
+    from sklearn_ed.join import check_pair_recall
 
     rows, columns, distances = similarity_join(words, threshold=2, method="brute")
     kept = np.arange(len(rows)) % 2 == 0
@@ -444,3 +444,14 @@ def test_a_task_of_many_groups_hands_over_one_at_a_time(monkeypatch):
     next(blocks)
     assert len(expanded) == 1
     assert len(list(blocks)) > 10 and len(expanded) > 10
+
+
+@pytest.mark.parametrize("method", ["partition", "brute"])
+def test_pairs_of_copies_keep_an_integer_metric_s_integers(method):
+    """A self-join whose input repeats a string gives the copies' pairs the
+    metric's own dtype: the whole answer stays integer for Levenshtein."""
+    left, right, distance = similarity_join(
+        ["kitten", "kitten", "sitten", "dog"], threshold=1, method=method
+    )
+    assert distance.dtype.kind == "i"
+    assert (left.tolist(), right.tolist(), distance.tolist()) == ([0, 0, 1], [1, 2, 2], [0, 1, 1])

@@ -16,9 +16,11 @@ import numpy as np
 import pytest
 from _testing import needs_neural
 
+import sklearn_ed
 from sklearn_ed import FilterRefineNeighbors, GRUEmbedder, load
-from sklearn_ed.utils import _allowlist
+from sklearn_ed.utils._external_classes import register_scikit_learn_classes
 from sklearn_ed.utils._persistence import _tree_sha256
+from sklearn_ed.utils._saved_classes import registered, saved_classes
 
 # Read by load besides the directory: the memory available, which sizes the
 # deletion lookup that a loaded search rebuilds (never written, never code).
@@ -33,17 +35,17 @@ HOSTILE_NAMES = [
     "torch.nn.modules.linear.Linear",
     "evil_module.Payload",
 ]
-ALLOWED_MODULES = {
-    module
-    for table in (
-        _allowlist.OBJECTS,
-        _allowlist.INDEXES,
-        _allowlist.TORCH_MODULES,
-        _allowlist.CLASSES,
-        _allowlist.FUNCTIONS,
-    )
-    for module, _ in table.values()
-}
+# What load imports: the fixed list of sklearn-ed's subpackages whose classes
+# register themselves for loading, never a module a file names.
+ALLOWED_MODULES = {f"sklearn_ed.{name}" for name in sklearn_ed._SAVED_CLASSES_IN}
+
+
+def _registered_names(*kinds):
+    """Every name (today's and former) of the registered classes of ``kinds``."""
+    for module in sorted(ALLOWED_MODULES):
+        importlib.import_module(module)
+    register_scikit_learn_classes()
+    return sorted(name for name, saved in saved_classes().items() if saved.kind in kinds)
 
 
 def _manifest(directory):
@@ -135,8 +137,12 @@ def test_an_attribute_standing_in_for_a_method_is_refused(saved_search):
     _, directory = saved_search
     manifest = _manifest(directory)
     manifest["tree"]["state"]["items"]["kneighbors"] = {
-        "kind": "function",
-        "name": "sklearn_ed.distances._levenshtein.levenshtein_oracle",
+        "kind": "object",
+        "class": "sklearn_ed.distances._registry.Metric",
+        "state": {
+            "kind": "dict",
+            "items": {"registered": {"kind": "value", "value": "levenshtein"}},
+        },
     }
     _write_manifest(directory, manifest)
     with pytest.raises(ValueError, match=r"tree\.state\.kneighbors: 'kneighbors' would replace"):
@@ -220,7 +226,7 @@ def _mutate(tree, array_keys, rng):
     tree = copy.deepcopy(tree)
     nodes = list(_nodes(tree))
     _, node = nodes[rng.integers(len(nodes))]
-    names = HOSTILE_NAMES + sorted(_allowlist.OBJECTS) + sorted(_allowlist.FUNCTIONS)
+    names = HOSTILE_NAMES + _registered_names("object", "index")
     choice = rng.integers(6)
     if choice == 0:
         node["kind"] = rng.choice(["object", "index", "torch_module", "function", "array", "spam"])
@@ -293,7 +299,7 @@ def test_mutated_manifests_load_as_saved_or_raise_value_error(saved_search, monk
         if restored is not None:
             outcomes["loaded"] += 1
             qualified = f"{type(restored).__module__}.{type(restored).__qualname__}"
-            assert qualified in _allowlist.OBJECTS
+            assert registered(qualified, "object") is not None
     assert outcomes["refused"] > 0
     _write_manifest(directory, original)
     for got, want in zip(load(directory).kneighbors(queries), expected):

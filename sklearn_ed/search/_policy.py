@@ -1,0 +1,174 @@
+"""What a fitted search keeps beside its index, and how it answers: decided once.
+
+The rules that used to be spread over the estimators (whether short strings
+get a near lookup, whether radius queries use the lower bound, which depth
+the lookup has, whether answers hold every tie, which radius the
+calibration covers, whether the refine abandons with a cut-off) are read
+here from the metric, the base and the estimator's parameters, at fit, into
+one :class:`SearchPolicy` that the :class:`FittedSearch` then follows.
+"""
+
+from dataclasses import asdict, dataclass, replace
+
+from ._batching import short_strings
+
+# Depth of the near lookup (edits it answers within) beside the filter: most
+# misspellings of a dictionary word are one edit away, and a second
+# deletion multiplies the lookup's entries by the string's length.
+FILTER_NEAR_DEPTH = 1
+# Depth of the near lookup of exact search, where every query is answered
+# exactly: the passes within two edits answer most of them without the bound.
+EXACT_NEAR_DEPTH = 2
+
+
+@dataclass(frozen=True)
+class SearchPolicy:
+    """The search's lookups and answering rules.
+
+    Parameters
+    ----------
+    exact, with_bound, near_depth, with_far, refine_cutoff, calibrated_radius, all_ties
+        The attributes of the same names (below). Each defaults to off
+        (``False``, ``0`` or ``0.0``); :meth:`decide` sets them from the
+        metric, the base and the estimator's parameters. The policy is
+        frozen: :meth:`without_near` and :func:`dataclasses.replace` return
+        a changed copy.
+
+    Attributes
+    ----------
+    exact : bool
+        Verify every item the lower bound cannot rule out (brute force's answer).
+    with_bound : bool
+        Keep the metric's lower bound over the base (exact search, radius
+        search on short strings).
+    near_depth : int
+        Depth of the metric's near lookup (0: none): :meth:`FittedSearch.kneighbors`
+        answers from it, exactly, every query with enough items within it.
+    with_far : bool
+        Keep the metric's far lookup (exact search): the items within its
+        ``max_distance`` come from it instead of the bound.
+    refine_cutoff : bool
+        Compute the distances past the first ``k`` candidates with the k-th
+        as a cut-off (the metric abandons beyond it); not for short strings,
+        where one more call costs more than the cut-off saves.
+    calibrated_radius : float
+        The radius the radius calibration must cover (0: none beyond the
+        neighbors' own).
+    all_ties : bool
+        Answers use every item tied at the k-th distance (the recall check
+        counts them all).
+    """
+
+    exact: bool = False
+    with_bound: bool = False
+    near_depth: int = 0
+    with_far: bool = False
+    refine_cutoff: bool = False
+    calibrated_radius: float = 0.0
+    all_ties: bool = False
+
+    @classmethod
+    def decide(cls, metric, X, *, exact=False, radius=None, all_ties=False):
+        """The policy of a search of ``X`` under ``metric``.
+
+        ``radius`` is the default radius of an estimator that answers radius
+        queries (None for one that does not); ``all_ties`` whether its
+        answers hold every item tied at the k-th distance.
+
+        Parameters
+        ----------
+        metric : Metric
+            The exact distance (a :class:`~sklearn_ed.distances.Metric`):
+            its ``lower_bound``, ``near_lookup``, ``normalized`` and
+            ``supports_cutoff`` decide what the search keeps.
+        X : array-like of shape (n_samples,) or (n_samples, n_features)
+            The base the search is fitted on; strings of mean length at most
+            64 (short strings) get the near lookup, the lower bound for
+            radius queries, and no refine cut-off.
+        exact : bool, default=False
+            Exact search: keep the lower bound, the far lookup and a near
+            lookup of depth 2 (where the metric has them).
+        radius : float or None, default=None
+            The estimator's default radius; ``None`` for an estimator
+            without radius queries. The calibration covers it unless the
+            metric is normalized.
+        all_ties : bool, default=False
+            Whether answers hold every item tied at the k-th distance.
+
+        Returns
+        -------
+        policy : SearchPolicy
+            The lookups and answering rules of the search.
+        """
+        short = short_strings(X)
+        has_bound = metric.lower_bound is not None
+        # Radius queries on short strings verify what the lossless bound
+        # keeps: q-grams cannot see one edit in a three-letter word, and
+        # verifying short strings is cheap.
+        radius_bound = radius is not None and has_bound and short
+        near_depth = 0
+        if metric.near_lookup is not None and (exact or short):
+            near_depth = EXACT_NEAR_DEPTH if exact else FILTER_NEAR_DEPTH
+        # A normalized metric's default radius (1.0) would calibrate every
+        # pair (20 million on 100,000 words, minutes of fit): its radii
+        # beyond the calibrated ones scale in proportion instead.
+        calibrated = 0.0 if radius is None or metric.normalized else float(radius)
+        return cls(
+            exact=exact,
+            with_bound=exact or radius_bound,
+            near_depth=near_depth,
+            with_far=exact,
+            refine_cutoff=metric.supports_cutoff and not short,
+            calibrated_radius=calibrated,
+            all_ties=all_ties,
+        )
+
+    def without_near(self):
+        """The same policy without the near lookup (the memory check's sample builds).
+
+        Returns
+        -------
+        policy : SearchPolicy
+            A copy with ``near_depth=0``; ``self`` is unchanged (frozen).
+        """
+        return replace(self, near_depth=0)
+
+    def as_state(self):
+        """Plain values, as a saved search holds them.
+
+        Returns
+        -------
+        state : dict
+            Each field's name and value (:func:`dataclasses.asdict`); read
+            back by :meth:`from_state`.
+        """
+        return asdict(self)
+
+    @classmethod
+    def from_state(cls, state):
+        """The policy of a saved search; saves older than the policy held
+        ``with_near``, a ``near_depth`` where ``None`` meant the metric's
+        own (2), and no ``refine_cutoff`` (decided per query batch then).
+
+        Parameters
+        ----------
+        state : dict
+            The saved values: :meth:`as_state`'s, or an older save's (also
+            ``with_near``; no ``exact``, which then follows ``with_far``).
+            Keys that are not fields are ignored; missing fields take their
+            defaults.
+
+        Returns
+        -------
+        policy : SearchPolicy
+            The policy the saved search followed.
+        """
+        state = dict(state)
+        with_near = state.pop("with_near", None)
+        depth = state.get("near_depth")
+        if with_near is not None:
+            depth = (EXACT_NEAR_DEPTH if depth is None else depth) if with_near else 0
+        state["near_depth"] = int(depth or 0)
+        state.setdefault("exact", state.get("with_far", False))
+        fields = cls.__dataclass_fields__
+        return cls(**{name: value for name, value in state.items() if name in fields})
