@@ -1,0 +1,254 @@
+"""One method of one group of cells of the benchmark matrix, in a process of its own.
+
+``python -m benchmarks._matrix_workers --worker SPEC`` (through
+``_common.run_worker``, 2 threads). A kNN worker fits once and answers every
+query set of its cells; a join worker runs every threshold, tightest first.
+After each step the worker writes what it has so far to ``SPEC["out"] +
+".json"`` (arrays beside it, ``.npy``), so a worker stopped by its time limit
+(``SPEC["timeout"]``, SIGALRM) still leaves the cells it finished.
+"""
+
+import json
+import pickle
+import signal
+import sys
+import time
+
+import numpy as np
+
+from benchmarks._common import PeakRSS, worker_reply
+from benchmarks._matrix_data import load_base, make_queries
+from benchmarks._matrix_metrics import N_JOBS, PROCESSORS, distances, process_strings, within
+
+WARM_BASE, WARM_QUERIES, BLOCK = 2_000, 10, 20
+PROBE, MIN_JUDGED, REPEAT_BELOW = 20_000, 5, 1.0
+
+
+class Partial(dict):
+    """The reply, saved to ``out.json`` after every change."""
+
+    def __init__(self, out):
+        super().__init__()
+        self.out = out
+
+    def save(self, key, value, array=None):
+        self[key] = value
+        if array is not None:
+            np.save(f"{self.out}_{key}.npy", array)
+        with open(self.out + ".json", "w") as file:
+            json.dump(self, file)
+
+
+def prepare(path, base_name, n, query_sets=(), n_queries=0):
+    """Write the base and its query sets once, for every worker of the group to read."""
+    base = load_base(base_name, n)
+    queries = {name: make_queries(base_name, base, name, n_queries) for name in query_sets}
+    with open(path, "wb") as file:
+        pickle.dump({"base": base, "queries": queries}, file, protocol=pickle.HIGHEST_PROTOCOL)
+    return base
+
+
+def _data(spec):
+    with open(spec["data"], "rb") as file:
+        data = pickle.load(file)
+    return data["base"], data["queries"]
+
+
+def n_judged(spec, queries, base):
+    """How many rows rapidfuzz computes: ``n_judged``, fewer (not under ``MIN_JUDGED``)
+    when a probe says they would take more than ``budget`` seconds."""
+    probe = base[:PROBE]
+    distances(queries[:2], probe, spec["metric"])  # warm-up
+    start = time.perf_counter()
+    distances(queries[:4], probe, spec["metric"], cutoff=spec.get("thresholds", [None])[0])
+    per_row = (time.perf_counter() - start) / 4 * len(base) / len(probe)
+    return int(np.clip(spec["budget"] / per_row, MIN_JUDGED, spec["n_judged"]))
+
+
+def knn_brute(spec, reply):
+    """Exact top-k of the first queries of each set (``n_judged``; time per query projected)."""
+    base, query_sets = _data(spec)
+    metric, k = spec["metric"], max(spec["ks"])
+    start = time.perf_counter()
+    processed = process_strings(spec["processor"], base)
+    reply.save("fit", {"fit_s": time.perf_counter() - start})
+    first = process_strings(spec["processor"], next(iter(query_sets.values())))
+    judged_count = n_judged(spec, first, processed)
+    for name, queries in query_sets.items():
+        judged = queries[:judged_count]
+        top = np.empty((len(judged), k))
+        with PeakRSS() as memory:
+            start = time.perf_counter()
+            judged = process_strings(spec["processor"], judged)
+            for row in range(0, len(judged), BLOCK):
+                block = distances(judged[row : row + BLOCK], processed, metric)
+                part = np.partition(block, min(k, block.shape[1]) - 1, axis=1)[:, :k]
+                top[row : row + BLOCK] = np.sort(part, axis=1)
+            seconds = time.perf_counter() - start
+        answer = {"query_ms": 1000 * seconds / len(judged), "peak_mib": memory.peak}
+        reply.save(name, dict(answer, judged=len(judged)), top)
+
+
+def knn_ours(spec, reply):
+    """FilterRefineNeighbors (defaults or exact=True): per k one fit, then every query set."""
+    from sklearn_ed import FilterRefineNeighbors
+
+    base, query_sets = _data(spec)
+
+    def make(k):
+        return FilterRefineNeighbors(
+            metric=spec["metric"],
+            processor=PROCESSORS[spec["processor"]],
+            n_neighbors=k,
+            exact=spec["method"] == "exact",
+            n_jobs=N_JOBS,
+            random_state=0,
+        )
+
+    first = next(iter(query_sets.values()))
+    make(1).fit(base[:WARM_BASE]).kneighbors(first[:WARM_QUERIES])  # untimed: numba kernels
+    for k in spec["ks"]:
+        with PeakRSS() as memory:
+            start = time.perf_counter()
+            search = make(k).fit(base)
+            fit_s = time.perf_counter() - start
+        reply.save(f"fit_k{k}", {"fit_s": fit_s, "peak_mib": memory.peak})
+        for name, queries in query_sets.items():
+            with PeakRSS() as memory:
+                start = time.perf_counter()
+                found = search.kneighbors(queries)[0]
+                seconds = time.perf_counter() - start
+            answer = {"query_ms": 1000 * seconds / len(queries), "peak_mib": memory.peak}
+            reply.save(f"{name}_k{k}", answer, found[: spec["n_judged"]].astype(np.float64))
+
+
+def knn_peer(spec, reply):
+    from benchmarks._matrix_peers import knn_peer as run_peer
+
+    base, query_sets = _data(spec)
+    with PeakRSS() as memory:
+        fit_s, answers = run_peer(
+            spec["method"], base, query_sets, spec["metric"], spec["processor"], spec["ks"]
+        )
+    for k in spec["ks"]:
+        reply.save(f"fit_k{k}", {"fit_s": fit_s, "peak_mib": memory.peak})
+    for (name, k), (seconds, found) in answers.items():
+        answer = {"query_ms": 1000 * seconds / spec["n_queries"], "peak_mib": memory.peak}
+        reply.save(f"{name}_k{k}", answer, found[: spec["n_judged"]])
+
+
+def judged_rows(n, n_judged):
+    """The rows the join's pairs are checked on (seeded, the same in every worker)."""
+    if n <= n_judged:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(n).choice(n, n_judged, replace=False))
+
+
+def _touching(left, right, rows):
+    keep = np.isin(left, rows) | np.isin(right, rows)
+    return np.stack([left[keep], right[keep]], axis=1).astype(np.int64)
+
+
+def join_brute(spec, reply):
+    """cdist with ``score_cutoff`` of the judged rows against all; the upper
+    triangle's time projected (half a row per row)."""
+    strings, _ = _data(spec)
+    start = time.perf_counter()
+    processed = process_strings(spec["processor"], strings)
+    process_s = time.perf_counter() - start
+    rows = judged_rows(len(strings), n_judged(spec, processed, processed))
+    reply.save("rows", len(rows))
+    for index, threshold in enumerate(spec["thresholds"]):
+        found = []
+        start = time.perf_counter()
+        for row in range(0, len(rows), BLOCK):
+            block = rows[row : row + BLOCK]
+            values = distances(processed[block], processed, spec["metric"], cutoff=threshold)
+            i, j = np.nonzero(within(values, threshold))
+            i = block[i]
+            keep = i != j
+            found.append(np.stack([np.minimum(i, j)[keep], np.maximum(i, j)[keep]], axis=1))
+        seconds = (time.perf_counter() - start) * len(strings) / (2 * len(rows))
+        pairs = np.unique(np.concatenate(found), axis=0) if found else np.zeros((0, 2), int)
+        reply.save(f"t{index}", {"seconds": process_s + seconds, "pairs": len(pairs)}, pairs)
+
+
+def _warm_up(method, strings, threshold, keywords):
+    """Untimed: every engine a method may choose compiles its numba kernels (or loads
+    them from numba's cache) and imports its modules here, not in the timed calls."""
+    from sklearn_ed import StringDeduplicator, similarity_join
+
+    if method == "tf-idf":
+        from benchmarks._matrix_peers import tfidf_join
+
+        tfidf_join(strings[:300], keywords["metric"], threshold)
+        return
+    for engine in ("partition", "brute"):
+        try:
+            similarity_join(strings[:300], threshold=threshold, method=engine, **keywords)
+        except ValueError:  # the engine does not take this metric
+            pass
+    if method == "dedup":
+        StringDeduplicator(threshold, **keywords).fit_predict(strings[:300])
+
+
+def _join_once(method, strings, threshold, spec, keywords):
+    from benchmarks._matrix_peers import tfidf_join
+    from sklearn_ed import StringDeduplicator, similarity_join
+
+    if method == "dedup":
+        return StringDeduplicator(threshold, **keywords).fit_predict(strings)
+    if method == "tf-idf":
+        return tfidf_join(process_strings(spec["processor"], strings), spec["metric"], threshold)
+    left, right, _ = similarity_join(strings, threshold=threshold, method=method, **keywords)
+    return np.stack([left, right], axis=1)
+
+
+def join_ours(spec, reply):
+    """similarity_join (auto, partition, brute), StringDeduplicator or the tf-idf peer.
+
+    A call under ``REPEAT_BELOW`` seconds is timed twice more (the median is kept):
+    short calls vary by 20-30 % on a shared machine.
+    """
+    strings, _ = _data(spec)
+    rows = judged_rows(len(strings), spec["n_judged"])
+    method = spec["method"]
+    keywords = dict(metric=spec["metric"], processor=PROCESSORS[spec["processor"]], n_jobs=N_JOBS)
+    _warm_up(method, strings, spec["thresholds"][0], keywords)
+    for index, threshold in enumerate(spec["thresholds"]):
+        times = []
+        while len(times) < 3 and (len(times) < 1 or times[0] < REPEAT_BELOW):
+            with PeakRSS() as memory:
+                start = time.perf_counter()
+                found = _join_once(method, strings, threshold, spec, keywords)
+                times.append(time.perf_counter() - start)
+        n_pairs = None if method == "dedup" else len(found)
+        if method != "dedup":
+            found = _touching(found[:, 0], found[:, 1], rows)
+        answer = {"seconds": float(np.median(times)), "peak_mib": memory.peak, "pairs": n_pairs}
+        reply.save(f"t{index}", answer, found)
+
+
+WORKERS = {
+    ("knn", "rapidfuzz"): knn_brute,
+    ("knn", "defaults"): knn_ours,
+    ("knn", "exact"): knn_ours,
+    ("join", "rapidfuzz"): join_brute,
+}
+
+
+def main(spec):
+    if spec.get("timeout"):
+        signal.alarm(int(spec["timeout"]))  # no handler: the process ends, its partial stays
+    reply = Partial(spec["out"])
+    key = (spec["part"], spec["method"])
+    worker = WORKERS.get(key, knn_peer if spec["part"] == "knn" else join_ours)
+    try:
+        worker(spec, reply)
+    except (ValueError, TypeError, MemoryError, ImportError) as error:
+        reply.save("error", f"{type(error).__name__}: {error}".splitlines()[0][:200])
+    worker_reply({"done": True})
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[sys.argv.index("--worker") + 1]))
