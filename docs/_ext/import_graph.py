@@ -35,7 +35,7 @@ ROLES = {
     "index": "the filter: faiss, sparse,\npynndescent backends",
     "join": "similarity joins: one\nregistry of methods",
     "search": "the fitted search: filter,\nrefine, exact passes",
-    "neighbors": "FilterRefine estimators:\nembed, index, refine",
+    "neighbors": "FilterRefine estimators:\nvalidate, fit a search, answer",
     "metrics": "recall, speedup,\nscorers, displays",
     "dask": "sharded estimators\non a Dask cluster",
     "io": "FASTA/FASTQ, text and\ntable files; neighbor TSV",
