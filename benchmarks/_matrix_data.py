@@ -1,4 +1,4 @@
-"""Bases and query sets of the benchmark matrix (``benchmarks/matrix.py``).
+"""Bases and query sets of the benchmark matrix (``benchmarks/bench_matrix.py``).
 
 Every base and every query set is generated from an installed package with a
 fixed seed, so each worker process rebuilds exactly the same strings.

@@ -456,6 +456,16 @@ RUNS = [
         minutes=40,
         docs="user_guide/dedup",
     ),
+    Run(
+        "matrix_joins",
+        "bench_matrix",
+        "--part join --bases records:10000 names:10000 words:10000 "
+        "--metrics levenshtein,normalized_levenshtein,normalized_indel "
+        "--processors none,sort_tokens --n-judged 200 --cell-timeout 300 "
+        "--json '{results}/matrix_joins.json'",
+        minutes=25,
+        docs="benchmarks/matrix",
+    ),
     Run("partial_fit", "bench_partial_fit", "", minutes=4, docs="user_guide/index"),
     Run(
         "words_scale",

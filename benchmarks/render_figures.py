@@ -379,7 +379,18 @@ def render(out):
             ),
             kmeans_accuracy_from_log(out),
         ]
+    drawn += matrix_heat_maps(out)
     return [path for path in drawn if path is not None]
+
+
+def matrix_heat_maps(out):
+    """The heat-maps of the suite's matrix run (``bench_matrix``), if it was run."""
+    from benchmarks.render_matrix import render as render_matrix
+
+    path = RESULTS / "matrix_joins.json"
+    if not path.exists():
+        return []
+    return [Path(p) for p in render_matrix(json.loads(path.read_text()), out) if p.endswith(".png")]
 
 
 if __name__ == "__main__":

@@ -144,7 +144,7 @@ def draw(values, row_labels, column_labels, title, path):
 
 
 def render(results, folder):
-    """Every heat-map of ``results`` (the JSON of ``benchmarks.matrix``) into ``folder``."""
+    """Every heat-map of ``results`` (the JSON of ``benchmarks.bench_matrix``) into ``folder``."""
     os.makedirs(folder, exist_ok=True)
     written = []
     for part, (methods, measure, row_names, column_names) in PARTS.items():

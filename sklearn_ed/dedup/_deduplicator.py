@@ -33,7 +33,8 @@ STREAMING_ADVICE = (
 )
 
 
-@saved_class()
+# Saves before version 2 did not record the join method (it was not reported).
+@saved_class(version=2, added={"method_": None})
 class StringDeduplicator(ClusterMixin, BaseEstimator):
     """Group near-duplicate strings; new strings join a group or open one.
 
@@ -86,6 +87,9 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         Number of groups (a string without near duplicates is a group of one).
     n_pairs_ : int
         Pairs within the threshold that the grouping started from.
+    method_ : str
+        The join method that found them (what ``method="auto"`` chose on the
+        distinct strings; also logged, logger ``"sklearn_ed.join"``).
 
     Examples
     --------
@@ -107,6 +111,7 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         "n_groups_",
         "n_pairs_",
         "representative_strings_",
+        "method_",
     )
 
     _parameter_constraints: dict = {
@@ -156,7 +161,10 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         self : StringDeduplicator
         """
         strings, spec, limit = self._prepared(X)
-        self.labels_, self.representatives_, self.n_pairs_ = self._grouped(strings, spec, limit)
+        self.method_ = None  # the join's choice, set when it runs (no pairs to find: None)
+        self.labels_, self.representatives_, self.n_pairs_ = self._grouped(
+            strings, spec, limit, on_choice=self._record_method
+        )
         self.group_sizes_ = np.bincount(self.labels_)
         self.n_groups_ = len(self.representatives_)
         self.representative_strings_ = strings[self.representatives_]
@@ -262,7 +270,10 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         )
         return strings, spec, limit
 
-    def _grouped(self, strings, spec, limit):
+    def _record_method(self, choice):
+        self.method_ = choice.name
+
+    def _grouped(self, strings, spec, limit, on_choice=None):
         """``(labels, representatives, n_pairs)`` of the rows of ``strings``.
 
         Copies of a string are one node of the grouping (see ``_grouping``):
@@ -279,7 +290,7 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
                 what=f"Grouping with linkage={self.linkage!r}",
                 advice=STREAMING_ADVICE,
             )
-        blocks = join_prepared(nodes, None, spec, limit, self.method, self.n_jobs)
+        blocks = join_prepared(nodes, None, spec, limit, self.method, self.n_jobs, on_choice)
         if self.linkage == "connected":
             components = Components(copies)
             for rows, columns, _ in blocks:

@@ -6,7 +6,7 @@ Pass-Join partition filter with a bag-distance check) and ``"brute"`` (every
 pair, rapidfuzz's score cut-off, the prefix bound) are exact and registered
 here; ``"filter"``, approximate (:func:`filter_join` through a fitted
 search), is registered by :mod:`sklearn_ed.neighbors`, whose estimator it
-fits. ``"auto"`` takes the exact method of least estimated cost. Copies of a
+fits. ``"auto"`` runs the exact method of least time, measured on samples. Copies of a
 string are compared once and their pairs given in bounded blocks.
 """
 
@@ -21,17 +21,20 @@ from ._api import (
     reachable_limit,
     similarity_join,
 )
-from ._brute import brute_cost, brute_join
+from ._auto import JoinChoice, choose_join_method
+from ._brute import BruteJoin, brute_join
 from ._distinct import Distinct, distinct_within
 from ._filter import FILTER, check_pair_recall, filter_join
-from ._methods import JoinMethod, join_method_names, register_join_method, resolve_join_method
-from ._partition_join import partition_cost, partition_join, partition_refusal
+from ._methods import JoinMethod, checked_join_method, join_method_names, register_join_method
+from ._partition_join import PartitionJoin, partition_join, partition_refusal
 
 register_join_method(
-    JoinMethod("partition", partition_join, refusal=partition_refusal, cost=partition_cost),
+    JoinMethod("partition", partition_join, refusal=partition_refusal, plan=PartitionJoin),
     overwrite=True,
 )
-register_join_method(JoinMethod("brute", brute_join, cost=brute_cost), overwrite=True)
+register_join_method(
+    JoinMethod("brute", brute_join, plan=BruteJoin, small_joins=True), overwrite=True
+)
 
 __all__ = [
     "JoinMethod",

@@ -11,8 +11,9 @@ import numpy as np
 
 from ..distances import get_metric, pairwise_distances_within
 from ..utils import apply_processor, available_memory, check_items, require_pandas
+from ._auto import choose_join_method
 from ._distinct import distinct_pairs
-from ._methods import resolve_join_method
+from ._methods import checked_join_method
 
 # Peak bytes of a join per pair it returns (pairs of 24 bytes: two int64 rows
 # and a float64 distance), allowed for: the blocks, their concatenation and
@@ -123,13 +124,20 @@ def iter_similarity_join(
     yield from join_prepared(left, right, spec, limit, method, n_jobs)
 
 
-def join_prepared(left, right, spec, limit, method, n_jobs):
+def join_prepared(left, right, spec, limit, method, n_jobs, on_choice=None):
     """The blocks of pairs of two prepared sides within ``limit``, by the method
-    named (:func:`join_method_names`), each distinct string compared once."""
-    chosen = resolve_join_method(method, left, right, spec, limit)
+    named (:func:`join_method_names`), each distinct string compared once.
+
+    ``on_choice(choice)`` is called with the :class:`~._auto.JoinChoice` once
+    the method is chosen (on the distinct strings, when the blocks are first
+    asked for)."""
+    checked_join_method(method, spec, limit)
 
     def engine(left, right):
-        return chosen.engine(left, right, spec, limit, n_jobs)
+        choice = choose_join_method(method, left, right, spec, limit, n_jobs)
+        if on_choice is not None:
+            on_choice(choice)
+        return choice.blocks
 
     return distinct_pairs(left, right, spec, limit, engine)
 
@@ -180,10 +188,12 @@ def similarity_join(
         Applied to every string of both sides first (as the estimators'
         ``processor``); ``"default_sort_tokens"`` makes word order free.
     method : {"auto", "partition", "brute", "filter"}, default="auto"
-        ``"auto"`` takes the partition filter when the metric has a
-        Levenshtein bound, the sides hold more than 2 million pairs and the
-        median string is cut into segments of at least 3 characters.
-        ``"filter"`` is the approximate join, for thresholds no lossless
+        ``"auto"`` runs the exact method of least time: above a million
+        pairs it prepares each one (the partition filter, where the metric
+        has a Levenshtein bound, builds its index), times it on random rows
+        (at most about 3 % of the estimated time), and says what it chose in
+        a log line (logger ``"sklearn_ed.join"``, level INFO); smaller joins
+        compare every pair. ``"filter"`` is the approximate join, for thresholds no lossless
         filter prunes: a :class:`~sklearn_ed.FilterRefineNeighbors` fitted
         on one side, ``radius_neighbors`` of the other; every pair returned
         is within the threshold, some may be missed, and a warning says

@@ -17,9 +17,53 @@ BRUTE_BLOCK_CELLS = 1_000_000
 BRUTE_BLOCK_ROWS = 64
 
 
-def brute_cost(left, right, spec, limit):
-    """Pairs compared: all of them."""
-    return len(left) * len(left if right is None else right)
+class BruteJoin:
+    """A brute-force join, ready to time on a sample of its blocks or to run.
+
+    The plan ``method="auto"`` times (:func:`~._auto.choose_join_method`):
+    :meth:`sample` runs whole blocks of the join (a block's call prepares the
+    other side once, which a few rows alone would pay for many times over),
+    at random places, and keeps nothing; :meth:`blocks` runs the join.
+    """
+
+    def __init__(self, left, right, spec, threshold, n_jobs):
+        self.left, self.right, self.spec = left, right, spec
+        self.threshold, self.n_jobs = threshold, n_jobs
+        self.other = left if right is None else right
+        self.block = block_rows(self.other)
+        n = len(left)
+        self.n_pairs = n * (n - 1) // 2 if right is None else n * len(right)
+
+    def sample(self, rows):
+        """Run the blocks that begin at ``rows`` (random rows), at least one,
+        at most enough to cover as many rows; the share of the join's pairs
+        they compared."""
+        compared = 0
+        for begin in rows[: max(1, len(rows) // self.block)]:
+            block = np.arange(begin, min(begin + self.block, len(self.left)))
+            first = begin + 1 if self.right is None else 0
+            if first < len(self.other):
+                _compared(
+                    self.spec,
+                    self.left,
+                    self.other,
+                    block,
+                    first,
+                    self.threshold,
+                    self.n_jobs,
+                    self.right is None,
+                )
+                compared += len(block) * (len(self.other) - first)
+        return max(compared, 1) / max(self.n_pairs, 1)
+
+    def blocks(self):
+        """Every block of pairs."""
+        return brute_join(self.left, self.right, self.spec, self.threshold, self.n_jobs)
+
+
+def block_rows(other):
+    """Rows compared at once with ``other``."""
+    return max(BRUTE_BLOCK_ROWS, BRUTE_BLOCK_CELLS // max(len(other), 1))
 
 
 def brute_join(left, right, spec, threshold, n_jobs):
@@ -28,7 +72,7 @@ def brute_join(left, right, spec, threshold, n_jobs):
     prefix = None
     if PrefixBound.applies(spec):
         prefix = PrefixBound(spec, spec.levenshtein_radius(threshold), left, other, n_jobs)
-    block = max(BRUTE_BLOCK_ROWS, BRUTE_BLOCK_CELLS // max(len(other), 1))
+    block = block_rows(other)
     for begin in range(0, len(left), block):
         # A self-join compares a row only with the rows after it.
         first = begin + 1 if right is None else 0

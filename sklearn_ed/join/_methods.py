@@ -2,8 +2,8 @@
 estimators' ``join`` and the command line all read.
 
 A method is a :class:`JoinMethod`: a name, an engine giving the blocks of
-pairs of two lists, whether it is exact, what it cannot serve, and a cost
-estimate ``"auto"`` compares. A new method is one module and one
+pairs of two lists, whether it is exact, what it cannot serve, and a plan
+``"auto"`` times on a sample (:mod:`._auto`). A new method is one module and one
 :func:`register_join_method` call; the exact ones are registered by this
 package, the approximate ``"filter"`` by :mod:`sklearn_ed.neighbors` (it needs
 an estimator, which sits above this package).
@@ -35,17 +35,27 @@ class JoinMethod:
     refusal : callable, default=None
         ``refusal(spec, limit)``: why the method cannot serve this metric and
         threshold, or None.
-    cost : callable, default=None
-        ``cost(left, right, spec, limit)``: an estimate of the work, in pairs
-        compared, that ``"auto"`` minimizes over the exact methods; None: auto
-        never picks the method.
+    plan : callable, default=None
+        ``plan(left, right, spec, limit, n_jobs)``: the join prepared, an
+        object with ``sample(rows) -> share`` (do the work of at least these
+        random rows of ``left``, return the share of the whole join's work
+        done) and ``blocks()`` (the join's blocks, reusing what the samples
+        kept), or None where the method declines (a sample says it cannot
+        win). ``"auto"`` times the preparation and the samples of each exact
+        method with a plan and runs the one of least estimated time; None:
+        auto never picks the method.
+    small_joins : bool, default=False
+        Whether ``"auto"`` takes this method, without timing any, for joins of
+        at most ``SMALL_JOIN_PAIRS`` pairs (where a sample costs as much as
+        the join).
     """
 
     name: str
     engine: Callable
     exact: bool = True
     refusal: Optional[Callable] = None
-    cost: Optional[Callable] = None
+    plan: Optional[Callable] = None
+    small_joins: bool = False
 
 
 _METHODS = {}
@@ -96,16 +106,11 @@ def join_method_names(exact_only=False):
     return (AUTO, *(name for name, method in _METHODS.items() if method.exact or not exact_only))
 
 
-def resolve_join_method(name, left, right, spec, limit):
-    """The :class:`JoinMethod` that ``method=name`` runs on these sides: ``"auto"``
-    is the exact method of least estimated cost."""
+def checked_join_method(name, spec, limit):
+    """The registered :class:`JoinMethod` named (None for ``"auto"``), or a
+    ``ValueError`` naming the methods or why this one cannot serve."""
     if name == AUTO:
-        costs = {
-            method.name: method.cost(left, right, spec, limit)
-            for method in _METHODS.values()
-            if method.exact and method.cost and not _refused(method, spec, limit)
-        }
-        return _METHODS[min(costs, key=costs.get)]
+        return None
     if name not in _METHODS:
         raise ValueError(f"method must be one of {join_method_names()}, got {name!r}.")
     method = _METHODS[name]
@@ -113,6 +118,15 @@ def resolve_join_method(name, left, right, spec, limit):
     if reason:
         raise ValueError(reason)
     return method
+
+
+def auto_candidates(spec, limit):
+    """The exact methods ``"auto"`` may choose for this metric and threshold."""
+    return [
+        method
+        for method in _METHODS.values()
+        if method.exact and method.plan and not _refused(method, spec, limit)
+    ]
 
 
 def _refused(method, spec, limit):

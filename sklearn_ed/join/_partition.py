@@ -9,7 +9,7 @@ at least ``|delta|`` and those right of it at least ``|len(s) - len(r) -
 delta|``; so ``delta`` lies in ``[(D - tau) / 2, (D + tau) / 2]`` with ``D =
 len(s) - len(r)`` (the position-aware window of the paper; the edits before
 and after an intact segment narrow it further: the multi-match-aware window
-of :func:`_segment_shifts`). Every pair within the bound is therefore among
+of :func:`._windows.segment_shifts`). Every pair within the bound is therefore among
 the pairs where a substring of ``s`` in that window equals a segment of
 ``r``: the filter is lossless. Cutting into more than ``tau + 1`` segments
 keeps it lossless, which lets one cut of ``r`` serve every partner length
@@ -31,21 +31,20 @@ from joblib import effective_n_jobs
 from numba import njit
 
 from ..utils import CodeTable, sorted_unique, tagged_hashes
+from ._windows import DROPPED, probe_plans
 
 _BASE = np.uint64(0x100000001B3)  # odd: invertible modulo 2**64
 _BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 2**64))
 # Probe substrings hashed at once: bounds the extra memory of a call.
 PROBE_BLOCK = 2_000_000
+# Probe rows of one task at most (a million short words would otherwise make
+# tasks of 50,000 rows, too few to keep the threads busy to the end).
+TASK_ROWS = 8192
 # Raw segment matches expanded at once (before duplicate removal): bounds the
 # memory a common segment can take.
 MATCH_BLOCK = 2**23
 # Strings whose prefix sums are held at once while indexing.
 STRING_BLOCK = 100_000
-# Segments cut beyond the bound's tau + 1, and as many left out of the index
-# where they are most common (measured on generated person records: two cut
-# the time of a normalized join by 3x; asking candidates to match several
-# segments instead cost more than it saved).
-DROPPED = 2
 
 
 class _Hashes:
@@ -122,10 +121,12 @@ class SegmentIndex:
                     tables.append((members + begin, table))
         self.n_rows = len(strings)
         keys, rows = _rarest(tables)
-        # Stable: rows stay ascending within a key, so "rows below r" is a prefix.
-        order = np.argsort(keys, kind="stable")
+        # By key, then row: the rows of a key ascend, so "rows below r" is a prefix.
+        order = np.lexsort((rows, keys))
         keys, rows = keys[order], rows[order]
-        self.unique_keys, rank = np.unique(keys, return_inverse=True)
+        first = np.concatenate([[True], keys[1:] != keys[:-1]]) if len(keys) else keys.astype(bool)
+        self.unique_keys = keys[first]
+        rank = np.cumsum(first) - 1
         self.entries = rank.astype(np.int64) * self.n_rows + rows
         # Probe keys are numbered by hashing (not sorted and searched among all
         # keys); each number's rows start at ``starts[number]`` in ``entries``.
@@ -192,64 +193,28 @@ def _rarest(tables):
     if not tables:
         return np.empty(0, np.uint64), np.empty(0, np.int64)
     every = np.concatenate([table.ravel() for _, table in tables])
-    unique, frequency = np.unique(every, return_counts=True)
-    keys, rows = [], []
+    _, inverse, frequency = np.unique(every, return_inverse=True, return_counts=True)
+    common_of_every = frequency[inverse.ravel()]
+    keys, rows, offset = [], [], 0
     for members, table in tables:
-        common = frequency[np.searchsorted(unique, table)]
+        common = common_of_every[offset : offset + table.size].reshape(table.shape)
+        offset += table.size
         # Stable on ties: the rarest segments, then the first ones, are kept.
         order = np.argsort(common, axis=1, kind="stable")
         kept = np.sort(order[:, : table.shape[1] - DROPPED], axis=1)
         keys.append(np.take_along_axis(table, kept, axis=1).ravel())
         rows.append(np.repeat(members, kept.shape[1]))
-    keys, rows = np.concatenate(keys), np.concatenate(rows)
-    # Ascending rows within a key (the stable sort after relies on it).
-    order = np.argsort(rows, kind="stable")
-    return keys[order], rows[order]
+    return np.concatenate(keys), np.concatenate(rows)
 
 
-def _probe_plan(probe_length, index_length, tau, starts, sizes):
-    """(segment, start in the probe, size) of every window substring to look up."""
-    shift = probe_length - index_length
-    plan = []
-    for segment, (start, size) in enumerate(zip(starts, sizes)):
-        shifts = _segment_shifts(segment, len(starts) - DROPPED, tau, shift)
-        positions = start + shifts
-        positions = positions[(positions >= 0) & (positions <= probe_length - size)]
-        plan.extend((segment, position, size) for position in positions)
-    return np.array(plan, dtype=np.int64).reshape(-1, 3)
+class PartitionFilter:
+    """The partition filter of one side, ready to probe any rows of the other.
 
-
-def _segment_shifts(segment, n_kept, tau, shift):
-    """Shifts at which segment ``segment`` (0-based) of an indexed string may
-    reappear intact in a probe within ``tau`` edits (multi-match-aware window).
-
-    The string keeps ``n_kept = T + 1`` of its segments (``T >= tau``); group
-    each dropped one with a kept neighbour into ``T + 1`` runs. With at most
-    ``tau`` edits, some run ``t`` (1-based) is intact with at most ``tau - T +
-    t - 1`` edits left of it and at most ``T + 1 - t`` right of it: follow
-    ``h(t) = edits in runs 1..t - t`` from 0 to at most ``tau - T - 1``; it
-    falls only at an intact run, by one, so it steps from ``tau - T`` to
-    below at some intact run ``t``. Its kept segment then starts shifted by
-    at most its left edits, and the probe's length differs from the shifted
-    end by at most its right edits (Li et al., 2011, Sec. 4.3, extended to
-    dropped segments). The segment's rank ``t`` among the kept ones is not
-    known to the probe (the dropped ones differ by string): every possible
-    rank's window is taken.
-    """
-    n_dropped_before = range(max(0, segment + 1 - n_kept), min(segment, DROPPED) + 1)
-    shifts = set()
-    for dropped_before in n_dropped_before:
-        run = segment + 1 - dropped_before
-        left, right = tau - n_kept + run, n_kept - run
-        if left >= 0:
-            shifts.update(range(max(-left, shift - right), min(left, shift + right) + 1))
-    return np.array(sorted(shifts), dtype=np.int64)
-
-
-def partition_candidates(
-    index_strings, probe_strings, bound, self_join=False, pair_filter=None, n_jobs=None
-):
-    """Candidate pairs holding every pair within ``bound`` of Levenshtein distance.
+    Building it indexes the segments of ``index_strings`` (the work a join
+    does once); :meth:`blocks` then probes the rows it is given, so that a
+    join can be run, or timed on a sample of its probes, a part at a time.
+    The windows of a probe length are planned when a row of that length is
+    first probed.
 
     Parameters
     ----------
@@ -268,59 +233,85 @@ def partition_candidates(
     n_jobs : int, default=None
         Threads probing blocks of rows at once.
 
-    Returns
-    -------
+    Attributes
+    ----------
     short : ndarray of int64
         Indexed rows too short to cut: their pairs are not among the
         candidates (compare them to every probe directly).
-    blocks : iterator of (probe_rows, index_rows)
-        Candidate pairs, block by block, each pair once within a block.
+    probe_lengths : ndarray of int64
+        The length of each probe row.
     """
-    index_lengths = np.fromiter(map(len, index_strings), np.int64, len(index_strings))
-    probe_lengths = np.fromiter(map(len, probe_strings), np.int64, len(probe_strings))
-    counts = segment_counts(index_lengths, probe_lengths, bound)
-    index = SegmentIndex(index_strings, counts)
-    uncut = [length for length, n_segments in counts.items() if length < n_segments + DROPPED]
-    short = np.flatnonzero(np.isin(index_lengths, uncut))
 
-    def expanded(matches, rows):
-        pairs = matches.pairs(rows)
-        return pair_filter(*pairs) if pair_filter else pairs
+    def __init__(
+        self, index_strings, probe_strings, bound, self_join=False, pair_filter=None, n_jobs=None
+    ):
+        index_lengths = np.fromiter(map(len, index_strings), np.int64, len(index_strings))
+        self.probe_lengths = np.fromiter(map(len, probe_strings), np.int64, len(probe_strings))
+        counts = segment_counts(index_lengths, self.probe_lengths, bound)
+        self.index = SegmentIndex(index_strings, counts)
+        uncut = [length for length, n_segments in counts.items() if length < n_segments + DROPPED]
+        self.short = np.flatnonzero(np.isin(index_lengths, uncut))
+        self.probe_strings, self.self_join, self.bound = probe_strings, self_join, bound
+        self.pair_filter, self.n_jobs = pair_filter, n_jobs
+        self._windows = {}
 
-    def probed(task):
-        part, plans = task
-        matches = _Matches(index, probe_strings, part, plans, self_join)
-        groups = _row_groups(matches.per_row(), MATCH_BLOCK)
-        return expanded(matches, groups[0]), matches, groups[1:]
-
-    def blocks():
+    def blocks(self, rows=None):
+        """Candidate pairs ``(probe_rows, index_rows)`` of the probe ``rows``
+        (all by default), block by block, each pair once within a block."""
         # A task holds one group of candidates when it is handed over; the
         # rest of its groups (a segment common to many rows) are expanded by
         # a pool of their own, as many at once as there are threads.
-        tasks = _tasks(index, probe_lengths, bound)
-        for first, matches, rest in _in_threads(probed, tasks, n_jobs):
+        for first, matches, rest in _in_threads(self._probed, self._tasks(rows), self.n_jobs):
             yield first
-            yield from _in_threads(partial(expanded, matches), rest, n_jobs)
+            yield from _in_threads(partial(self._expanded, matches), rest, self.n_jobs)
 
-    return short, blocks()
+    def windows(self, probe_length):
+        """``[(indexed length, windows)]`` a probe of ``probe_length`` looks up."""
+        if probe_length not in self._windows:
+            cuts = [(length, *plan) for length, plan in self.index.plans.items()]
+            index_lengths = np.array([length for length, _, _ in cuts], np.int64)
+            taus = self.bound(index_lengths, np.full(len(index_lengths), probe_length))
+            near = np.flatnonzero(np.abs(index_lengths - probe_length) <= taus)
+            self._windows[probe_length] = (
+                probe_plans(probe_length, [cuts[i] for i in near], taus[near]) if near.size else []
+            )
+        return self._windows[probe_length]
+
+    def _tasks(self, rows):
+        """``(probe rows, windows)`` of every block of the ``rows`` of one length."""
+        rows = np.arange(len(self.probe_lengths)) if rows is None else np.sort(rows)
+        lengths = self.probe_lengths[rows]
+        for probe_length in np.unique(lengths):
+            windows = self.windows(int(probe_length))
+            if not windows:
+                continue
+            length_rows = rows[lengths == probe_length]
+            width = sum(len(plan) for _, plan in windows)
+            block = min(TASK_ROWS, max(1, PROBE_BLOCK // max(width, 1)))
+            for begin in range(0, len(length_rows), block):
+                yield length_rows[begin : begin + block], windows
+
+    def _expanded(self, matches, rows):
+        pairs = matches.pairs(rows)
+        return self.pair_filter(*pairs) if self.pair_filter else pairs
+
+    def _probed(self, task):
+        part, windows = task
+        matches = _Matches(self.index, self.probe_strings, part, windows, self.self_join)
+        groups = _row_groups(matches.per_row(), MATCH_BLOCK)
+        return self._expanded(matches, groups[0]), matches, groups[1:]
 
 
-def _tasks(index, probe_lengths, bound):
-    """``(probe rows, plans)`` of every block of probe rows of one length."""
-    for probe_length in np.unique(probe_lengths):
-        rows = np.flatnonzero(probe_lengths == probe_length)
-        plans = []
-        for index_length, (starts, sizes) in index.plans.items():
-            tau = int(bound(np.array([index_length]), np.array([probe_length]))[0])
-            if abs(int(probe_length) - index_length) <= tau:
-                plan = _probe_plan(int(probe_length), index_length, tau, starts, sizes)
-                if len(plan):
-                    plans.append((index_length, plan))
-        if plans:
-            width = sum(len(plan) for _, plan in plans)
-            block = max(1, PROBE_BLOCK // max(width, 1))
-            for begin in range(0, len(rows), block):
-                yield rows[begin : begin + block], plans
+def partition_candidates(
+    index_strings, probe_strings, bound, self_join=False, pair_filter=None, n_jobs=None
+):
+    """``(short, blocks)`` of a :class:`PartitionFilter` built on these
+    arguments: its rows too short to cut and the candidate pairs of every
+    probe row."""
+    candidates = PartitionFilter(
+        index_strings, probe_strings, bound, self_join, pair_filter, n_jobs
+    )
+    return candidates.short, candidates.blocks()
 
 
 def _in_threads(function, tasks, n_jobs):

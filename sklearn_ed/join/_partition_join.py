@@ -10,16 +10,12 @@ token_set and Hamming have none: they are joined by ``"brute"``.
 """
 
 import numpy as np
+from joblib import effective_n_jobs
 
 from ..distances import pairwise_distances_within
 from ._bag import bag_bound_within, character_counts, limit_table
-from ._partition import partition_candidates
+from ._partition import PartitionFilter
 from ._verify import verified
-
-# Below this many pairs, comparing all of them costs less than building the filter.
-BRUTE_PAIRS = 2_000_000
-# Shortest mean segment for which the filter prunes: shorter ones match anywhere.
-MIN_SEGMENT = 3
 
 
 def partition_refusal(spec, limit):
@@ -32,44 +28,91 @@ def partition_refusal(spec, limit):
     return None
 
 
-def partition_cost(left, right, spec, limit):
-    """Pairs compared, stating the rule "auto" has followed as a cost: where
-    the sides hold more than ``BRUTE_PAIRS`` pairs and the median string is
-    cut into segments of at least ``MIN_SEGMENT`` characters, the filter
-    costs about ``BRUTE_PAIRS`` comparisons; elsewhere it prunes too little
-    and counts as twice brute force."""
-    n_pairs = len(left) * len(left if right is None else right)
-    if n_pairs > BRUTE_PAIRS:
-        lengths = np.fromiter(map(len, left), np.int64, len(left))
-        bound = spec.levenshtein_radius(limit)
-        if np.median(lengths / (bound(lengths, lengths) + 1)) >= MIN_SEGMENT:
-            return BRUTE_PAIRS
-    return 2 * n_pairs
-
-
 def partition_join(left, right, spec, threshold, n_jobs):
     """The blocks of pairs within ``threshold`` among the candidates of the filter."""
-    bound = spec.levenshtein_radius(threshold)
-    index_side = left if right is None else right
-    # The probing threads check the bag distance of their own candidates.
-    sides = _Sides(left, index_side, bound)
-    short, blocks = partition_candidates(
-        index_side,
-        left,
-        bound,
-        self_join=right is None,
-        pair_filter=sides.bag_filtered,
-        n_jobs=n_jobs,
-    )
-    is_short = np.zeros(len(index_side), dtype=bool)
-    is_short[short] = True
-    for probe_rows, index_rows in blocks:
-        if right is None:  # each pair once (index row < probe row); short rows are done apart
-            keep = ~is_short[probe_rows]
-            probe_rows, index_rows = index_rows[keep], probe_rows[keep]
-        yield verified(spec, left, index_side, probe_rows, index_rows, threshold, n_jobs)
-    if short.size:
-        yield _short_pairs(spec, left, right, short, is_short, threshold, n_jobs)
+    return PartitionJoin(left, right, spec, threshold, n_jobs).blocks()
+
+
+class PartitionJoin:
+    """A partition join, built (index, windows, bag-distance tables) and ready
+    to run a sample of its probe rows, then the rest.
+
+    The plan ``method="auto"`` times (:func:`~._auto.choose_join_method`):
+    :meth:`sample` probes random rows and keeps their pairs, and
+    :meth:`blocks` gives those and the pairs of the other rows.
+    """
+
+    def __init__(self, left, right, spec, threshold, n_jobs):
+        self.left, self.right, self.spec = left, right, spec
+        self.threshold, self.n_jobs = threshold, n_jobs
+        self.index_side = left if right is None else right
+        bound = spec.levenshtein_radius(threshold)
+        # The probing threads check the bag distance of their own candidates.
+        sides = _Sides(left, self.index_side, bound)
+        self.filter = PartitionFilter(
+            self.index_side,
+            left,
+            bound,
+            self_join=right is None,
+            pair_filter=sides.bag_filtered,
+            n_jobs=n_jobs,
+        )
+        self.is_short = np.zeros(len(self.index_side), dtype=bool)
+        self.is_short[self.filter.short] = True
+        self.sampled = np.zeros(len(left), dtype=bool)
+        # Rows of one length are sampled in a random order: in a self-join a
+        # row meets only the rows before it, so the first rows would cost less.
+        self.random_order = np.argsort(np.random.default_rng(0).permutation(len(left)))
+        self.sampled_blocks = []
+        self.n_threads = effective_n_jobs(n_jobs)
+
+    def sample(self, rows):
+        """Probe as many rows as ``rows`` (random probe rows) holds, of the
+        lengths of its first rows, one length per thread (each pays a task's
+        fixed cost once, and the threads work as in the join); keep their
+        pairs. Returns the share of the probe rows sampled."""
+        lengths = []
+        for length in self.filter.probe_lengths[rows]:
+            if length not in lengths and self._unsampled(length).size:
+                lengths.append(length)
+            if len(lengths) == self.n_threads:
+                break
+        per_length = -(-len(rows) // max(len(lengths), 1))
+        probes = np.concatenate(
+            [self._unsampled(length)[:per_length] for length in lengths] or [rows[:0]]
+        )
+        self.sampled[probes] = True
+        self.sampled_blocks += list(self._verified(probes))
+        return max(len(probes), 1) / len(self.left)
+
+    def blocks(self):
+        """Every block of pairs: those of the sampled rows, then the others'."""
+        yield from self.sampled_blocks
+        yield from self._verified(np.flatnonzero(~self.sampled))
+
+    def _unsampled(self, length):
+        """The unsampled probe rows of ``length``, in a random order."""
+        rows = np.flatnonzero((self.filter.probe_lengths == length) & ~self.sampled)
+        return rows[np.argsort(self.random_order[rows])]
+
+    def _verified(self, probes):
+        """The pairs within the threshold of the ``probes``: of their candidates,
+        and with the short indexed rows."""
+        for probe_rows, index_rows in self.filter.blocks(probes):
+            if self.right is None:  # each pair once (index row < probe row); short rows apart
+                keep = ~self.is_short[probe_rows]
+                probe_rows, index_rows = index_rows[keep], probe_rows[keep]
+            yield verified(
+                self.spec,
+                self.left,
+                self.index_side,
+                probe_rows,
+                index_rows,
+                self.threshold,
+                self.n_jobs,
+            )
+        if self.filter.short.size and probes.size:
+            yield _short_pairs(self, probes)
 
 
 class _Sides:
@@ -91,17 +134,18 @@ class _Sides:
         return left_rows[within], right_rows[within]
 
 
-def _short_pairs(spec, left, right, short, is_short, threshold, n_jobs):
-    """Pairs with an indexed row too short to cut, by comparing it to every probe."""
+def _short_pairs(join, probes):
+    """Pairs of the short indexed rows and the ``probes``, by comparing each to all."""
+    short, is_short, right = join.filter.short, join.is_short, join.right
     rows, columns, distances = pairwise_distances_within(
-        (left if right is None else right)[short],
-        left,
-        spec,
-        limits=threshold,
-        n_jobs=n_jobs,
+        join.index_side[short],
+        join.left[probes],
+        join.spec,
+        limits=join.threshold,
+        n_jobs=join.n_jobs,
         check_input=False,
     )
-    index_rows = short[rows]
+    index_rows, columns = short[rows], probes[columns]
     if right is None:
         # Pairs of two short rows appear twice (keep one); never an item with itself.
         keep = (index_rows != columns) & ~(is_short[columns] & (columns < index_rows))

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import sklearn_ed.join._auto as auto_module
 import sklearn_ed.join._methods as methods_module
 from sklearn_ed import StringDeduplicator, similarity_join
 from sklearn_ed.cli import main
@@ -18,21 +19,33 @@ WORDS = ["kitten", "sitting", "mitten", "smith", "smyth", "smith", "bitten"]
 @pytest.fixture
 def demonstration_method(monkeypatch):
     """An exact method registered at run time: brute force, counting its calls,
-    cheaper than every other by its own estimate."""
+    whose plan's sample claims the whole join in no time (so "auto", timing
+    even these small joins, takes it)."""
     monkeypatch.setattr(methods_module, "_METHODS", dict(methods_module._METHODS))
+    monkeypatch.setattr(auto_module, "SMALL_JOIN_PAIRS", 0)
     calls = []
 
     def engine(left, right, spec, limit, n_jobs):
         calls.append(len(left))
         yield from brute_join(left, right, spec, limit, n_jobs)
 
-    register_join_method(JoinMethod("demo", engine, cost=lambda *_: 0))
+    class Plan:
+        def __init__(self, *arguments):
+            self.arguments = arguments
+
+        def sample(self, rows):
+            return 1.0
+
+        def blocks(self):
+            return engine(*self.arguments)
+
+    register_join_method(JoinMethod("demo", engine, plan=Plan))
     return calls
 
 
 def test_a_registered_method_serves_every_caller(demonstration_method, tmp_path, capsys):
     expected = similarity_join(WORDS, threshold=1, method="brute")
-    for method in ("demo", "auto"):  # auto takes the cheapest estimate
+    for method in ("demo", "auto"):  # auto takes the least estimated time
         found = similarity_join(WORDS, threshold=1, method=method)
         for a, b in zip(found, expected):
             np.testing.assert_array_equal(a, b)

@@ -5,7 +5,8 @@ import pytest
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from sklearn_ed.join._partition import _probe_plan, even_segments, partition_candidates
+from sklearn_ed.join._partition import even_segments, partition_candidates
+from sklearn_ed.join._windows import DROPPED, probe_plans, segment_shifts
 
 # Letters drawn from a large alphabet: segments seldom match by chance, so a
 # window too narrow for some shift loses its pairs instead of hiding behind
@@ -84,7 +85,36 @@ def test_the_window_takes_fewer_substrings_than_the_position_aware_one():
     string cut into 9 segments (2 dropped) looks up 39 substrings where the
     position-aware window (every segment at shifts -3 .. 3) looks up 63."""
     starts, sizes = even_segments(60, 9)
-    plan = _probe_plan(60, 60, 6, starts, sizes)
+    [(_, plan)] = probe_plans(60, [(60, starts, sizes)], np.array([6]))
     assert len(plan) == 39
     first, last = plan[plan[:, 0] == 0], plan[plan[:, 0] == 8]
     assert first[:, 1].tolist() == [0] and last[:, 1].tolist() == [starts[-1]]
+
+
+def _windows_one_at_a_time(probe_length, index_length, tau, starts, sizes):
+    """The windows of every segment, one segment at a time from ``segment_shifts``."""
+    rows = []
+    for segment, (start, size) in enumerate(zip(starts, sizes)):
+        positions = start + segment_shifts(
+            segment, len(starts) - DROPPED, tau, probe_length - index_length
+        )
+        rows += [(segment, p, size) for p in positions if 0 <= p <= probe_length - size]
+    return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+
+def test_windows_of_all_lengths_at_once_are_those_of_each_segment():
+    """``probe_plans`` (every indexed length at once, in NumPy) takes exactly the
+    windows the proof of ``segment_shifts`` allows, segment by segment."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        probe_length = int(rng.integers(1, 100))
+        cuts, taus = [], []
+        for length in rng.choice(np.arange(1, 110), size=int(rng.integers(1, 30)), replace=False):
+            tau, extra = int(rng.integers(0, 20)), int(rng.integers(0, 4))
+            if length >= tau + 1 + extra + DROPPED and abs(probe_length - length) <= tau:
+                cuts.append((int(length), *even_segments(int(length), tau + 1 + extra + DROPPED)))
+                taus.append(tau)
+        got = dict(probe_plans(probe_length, cuts, np.array(taus, dtype=np.int64))) if cuts else {}
+        for (length, starts, sizes), tau in zip(cuts, taus):
+            expected = _windows_one_at_a_time(probe_length, length, tau, starts, sizes)
+            assert np.array_equal(got.get(length, np.empty((0, 3), np.int64)), expected)

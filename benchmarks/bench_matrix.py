@@ -30,11 +30,11 @@ cells stay) and the method is skipped at the larger sizes of that group; our
 rapidfuzz computes fewer rows (not under 5) where ``--n-judged`` of them would
 take over ``--brute-budget`` seconds a query set or threshold.
 
-Quick check (about 2 minutes on 2 cores): ``python -m benchmarks.matrix --quick``.
+Quick check (about 2 minutes on 2 cores): ``python -m benchmarks.bench_matrix --quick``.
 
 Full run (the issue's grid, results and figures)::
 
-    python -m benchmarks.matrix --part all --n-queries 1000 --n-judged 200 \\
+    python -m benchmarks.bench_matrix --part all --n-queries 1000 --n-judged 200 \\
         --brute-budget 60 --cell-timeout 600 \\
         --json benchmarks/results/matrix.json --figures benchmarks/results
 

@@ -1,0 +1,156 @@
+"""``method="auto"``: the exact join method of least time, measured on samples.
+
+No rule of thumb held across data and settings: the partition filter is 50
+times faster than comparing every pair for words within two edits, and three
+times slower for token-sorted person records at similarity 0.85, whose short
+segments match everywhere. So "auto" prepares each candidate method (the
+partition filter builds its index), times the work of random rows,
+extrapolates each to the whole join and runs the cheapest. The samples grow
+by doubling while a method is within ``CLEAR_LEAD`` of the cheapest and
+their time is under ``SAMPLING_SHARE`` of its estimate; a method that keeps
+its samples' pairs (the partition filter) does not redo them.
+"""
+
+import logging
+from dataclasses import dataclass, field
+from time import perf_counter
+from typing import Iterator
+
+import numpy as np
+
+from ._methods import auto_candidates, checked_join_method
+
+LOGGER = logging.getLogger("sklearn_ed.join")
+
+# Joins of at most this many pairs are run by the method registered for small
+# joins (brute force: about 30 ms for a million pairs), untimed.
+SMALL_JOIN_PAIRS = 1_000_000
+# Random rows of the first timed sample (after one untimed row, which pays the
+# first call's costs: threads started, compiled kernels loaded); each later
+# one doubles. Fewer would time a task's fixed cost more than its rows.
+FIRST_SAMPLE_ROWS = 128
+# Time spent sampling, at most, as a share of the cheapest estimate.
+SAMPLING_SHARE = 0.03
+# A method estimated this many times dearer than the cheapest is not sampled further.
+CLEAR_LEAD = 2.0
+
+
+@dataclass
+class JoinChoice:
+    """The method a join runs, and for ``"auto"`` what decided it.
+
+    Attributes
+    ----------
+    name : str
+        The method run.
+    blocks : iterator
+        Its blocks of pairs.
+    estimates : dict
+        Estimated seconds of each method timed, None for one left alone
+        untimed (empty when ``"auto"`` timed nothing).
+    declined : tuple of str
+        The methods whose plan declined this join.
+    sampling_seconds : float
+        Time spent preparing and sampling the methods.
+    """
+
+    name: str
+    blocks: Iterator
+    estimates: dict = field(default_factory=dict)
+    sampling_seconds: float = 0.0
+    declined: tuple = ()
+
+    def describe(self):
+        """One line: the method, and the estimates it was chosen on."""
+        if not self.estimates:
+            return f"join method {self.name!r}"
+        compared = ", ".join(
+            [
+                f"{name} {seconds:.3g} s" if seconds is not None else f"{name} untimed"
+                for name, seconds in self.estimates.items()
+            ]
+            + [f"{name} declined" for name in self.declined]
+        )
+        return (
+            f"method='auto' chose {self.name!r} (estimated {compared}; "
+            f"{self.sampling_seconds:.3g} s preparing and sampling)"
+        )
+
+
+def choose_join_method(name, left, right, spec, limit, n_jobs):
+    """The :class:`JoinChoice` of ``method=name`` on two prepared sides of
+    distinct strings (``right=None``: a self-join)."""
+    method = checked_join_method(name, spec, limit)
+    if method is not None:
+        return JoinChoice(method.name, method.engine(left, right, spec, limit, n_jobs))
+    candidates = auto_candidates(spec, limit)
+    n = len(left)
+    n_pairs = n * (n - 1) // 2 if right is None else n * len(right)
+    small = [method for method in candidates if method.small_joins]
+    if n_pairs <= SMALL_JOIN_PAIRS and small or len(candidates) == 1:
+        chosen = (small or candidates)[0]
+        return JoinChoice(chosen.name, chosen.engine(left, right, spec, limit, n_jobs))
+    choice = _measured_choice(candidates, left, right, spec, limit, n_jobs)
+    LOGGER.info(choice.describe())
+    return choice
+
+
+def _measured_choice(candidates, left, right, spec, limit, n_jobs):
+    start = perf_counter()
+    timings = [_Timing(method, left, right, spec, limit, n_jobs) for method in candidates]
+    declined = tuple(timing.method.name for timing in timings if timing.plan is None)
+    timings = [timing for timing in timings if timing.plan is not None]
+    if len(timings) > 1:
+        _sample_until_clear(timings, len(left))
+    chosen = min(timings, key=lambda timing: timing.estimate or 0.0)
+    return JoinChoice(
+        chosen.method.name,
+        chosen.plan.blocks(),
+        {timing.method.name: timing.estimate for timing in timings},
+        perf_counter() - start,
+        declined,
+    )
+
+
+def _sample_until_clear(timings, n_rows):
+    """Sample the methods on the same random rows, doubling, until one leads
+    the others by ``CLEAR_LEAD``, another round would take the samples beyond
+    ``SAMPLING_SHARE`` of the least estimate, or every row was sampled."""
+    order = np.random.default_rng(0).permutation(n_rows)
+    for timing in timings:
+        timing.plan.sample(order[:1])
+    active, asked = timings, 1
+    while len(active) > 1 and asked < n_rows:
+        rows = order[asked : asked + max(FIRST_SAMPLE_ROWS, asked)]
+        asked += len(rows)
+        for timing in active:
+            timing.sample(rows)
+        best = min(timing.estimate for timing in timings)
+        # The next round samples as many rows as all before it.
+        if 2 * sum(timing.sampling for timing in timings) > SAMPLING_SHARE * best:
+            break
+        active = [timing for timing in timings if timing.estimate <= CLEAR_LEAD * best]
+
+
+class _Timing:
+    """A method's plan, and the time its preparation and samples took."""
+
+    def __init__(self, method, left, right, spec, limit, n_jobs):
+        self.method = method
+        start = perf_counter()
+        self.plan = method.plan(left, right, spec, limit, n_jobs)
+        self.preparing = perf_counter() - start
+        self.sampling, self.share = 0.0, 0.0
+
+    def sample(self, rows):
+        start = perf_counter()
+        self.share += self.plan.sample(rows)
+        self.sampling += perf_counter() - start
+
+    @property
+    def estimate(self):
+        """Seconds of the whole join: preparing, then the samples' rate (None
+        before any sample)."""
+        if not self.share:
+            return None
+        return self.preparing + self.sampling / min(self.share, 1.0)

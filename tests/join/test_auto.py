@@ -1,0 +1,141 @@
+"""method="auto": the method of least time, timed on samples, and the same pairs."""
+
+import logging
+
+import numpy as np
+import pytest
+from test_join import CASES, brute_pairs
+
+import sklearn_ed.join._auto as auto_module
+import sklearn_ed.join._methods as methods_module
+from sklearn_ed import StringDeduplicator, similarity_join
+from sklearn_ed.distances import get_metric
+from sklearn_ed.join import JoinMethod, brute_join, register_join_method
+from sklearn_ed.join._partition_join import PartitionJoin
+
+
+@pytest.fixture
+def timed_small_joins(monkeypatch):
+    """ "auto" times even small joins, from 8 rows, for several rounds."""
+    monkeypatch.setattr(auto_module, "SMALL_JOIN_PAIRS", 0)
+    monkeypatch.setattr(auto_module, "FIRST_SAMPLE_ROWS", 8)
+    monkeypatch.setattr(auto_module, "SAMPLING_SHARE", np.inf)
+    monkeypatch.setattr(auto_module, "CLEAR_LEAD", np.inf)
+
+
+@pytest.mark.parametrize("metric, threshold", CASES)
+@pytest.mark.parametrize("self_join", [True, False], ids=["self", "two-lists"])
+def test_a_timed_auto_join_equals_brute_force(
+    sides, metric, threshold, self_join, timed_small_joins
+):
+    """Whichever method wins, the pairs its samples found are neither lost nor repeated."""
+    left, right = sides
+    right = None if self_join else right
+    expected_rows, expected_columns, expected = brute_pairs(left, right, metric, threshold)
+    rows, columns, distances = similarity_join(left, right, threshold=threshold, metric=metric)
+    assert rows.tolist() == expected_rows and columns.tolist() == expected_columns
+    np.testing.assert_allclose(distances, expected)
+
+
+@pytest.mark.parametrize("self_join", [True, False], ids=["self", "two-lists"])
+@pytest.mark.parametrize("metric, threshold", [("levenshtein", 1), ("normalized_levenshtein", 0.3)])
+def test_a_partition_join_sampled_then_run_finds_every_pair_once(
+    sides, metric, threshold, self_join
+):
+    left, right = sides
+    right = None if self_join else right
+    spec = get_metric(metric)
+    join = PartitionJoin(left, right, spec, threshold, None)
+    order = np.random.default_rng(1).permutation(len(left))
+    shares = [join.sample(order[begin : begin + 16]) for begin in (0, 16, 32)]
+    assert all(0 < share < 1 for share in shares)
+    pairs = [np.concatenate(part) for part in zip(*join.blocks())]
+    found = sorted(zip(pairs[0].tolist(), pairs[1].tolist()))
+    expected_rows, expected_columns, _ = brute_pairs(left, right, metric, threshold)
+    assert found == sorted(zip(expected_rows, expected_columns))
+
+
+class _Clock:
+    """Time that passes only when a fake plan works."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    clock = _Clock()
+    monkeypatch.setattr(auto_module, "perf_counter", clock)
+    monkeypatch.setattr(auto_module, "SMALL_JOIN_PAIRS", 0)
+    return clock
+
+
+def _registered_plans(monkeypatch, clock, seconds_per_join, declining=()):
+    """Methods whose plans take ``seconds_per_join[name]`` for the whole join
+    (on the fake clock), and record the rows each sample was asked for."""
+    monkeypatch.setattr(methods_module, "_METHODS", {})
+    asked = {name: [] for name in seconds_per_join}
+
+    def plan_of(name):
+        class Plan:
+            def __init__(self, left, right, spec, limit, n_jobs):
+                self.arguments = (left, right, spec, limit, n_jobs)
+
+            def sample(self, rows):
+                asked[name].append(len(rows))
+                share = len(rows) / len(self.arguments[0])
+                clock.now += seconds_per_join[name] * share
+                return share
+
+            def blocks(self):
+                return brute_join(*self.arguments)
+
+        return (lambda *arguments: None) if name in declining else Plan
+
+    for name in seconds_per_join:
+        register_join_method(JoinMethod(name, brute_join, plan=plan_of(name)))
+    return asked
+
+
+def test_auto_runs_the_method_of_least_measured_time(monkeypatch, clock, caplog):
+    asked = _registered_plans(monkeypatch, clock, {"slow": 100.0, "fast": 10.0})
+    strings = [f"w{i:05d}" for i in range(5000)]
+    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
+        found = similarity_join(strings, threshold=1)
+    expected = similarity_join(strings, threshold=1, method="fast")
+    assert all(np.array_equal(a, b) for a, b in zip(found, expected))
+    [record] = caplog.records
+    assert "method='auto' chose 'fast'" in record.getMessage()
+    assert "slow 100 s, fast 10 s" in record.getMessage()
+    # One untimed row, then 128 rows: a lead of 10x ends the sampling there.
+    assert asked == {"slow": [1, 128], "fast": [1, 128]}
+
+
+def test_close_methods_are_sampled_until_the_share_of_time_is_spent(monkeypatch, clock):
+    asked = _registered_plans(monkeypatch, clock, {"a": 12.0, "b": 10.0})
+    strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
+    choice = auto_module.choose_join_method(
+        "auto", strings, None, get_metric("levenshtein"), 0, None
+    )
+    assert choice.name == "b"  # its blocks are not run
+    # Doubling from 128 rows while another round would keep both methods'
+    # samples within 3 % of the least estimate (10 s): 1,031 rows, 0.23 s.
+    assert asked["a"] == asked["b"] == [1, 128, 129, 258, 516]
+
+
+def test_a_method_that_declines_is_not_timed(monkeypatch, clock, caplog):
+    _registered_plans(monkeypatch, clock, {"picky": 1.0, "steady": 10.0}, declining=("picky",))
+    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
+        similarity_join([f"w{i:04d}" for i in range(3000)], threshold=1)
+    assert "chose 'steady'" in caplog.text and "picky declined" in caplog.text
+
+
+def test_the_deduplicator_says_which_method_found_its_pairs(timed_small_joins):
+    words = [f"{a}{b}{c}" for a in "abcdefgh" for b in "abcdefgh" for c in "abcdefgh"]
+    for method in ("brute", "partition", "auto"):
+        dedup = StringDeduplicator(1, method=method).fit(words)
+        assert dedup.method_ in ("brute", "partition")
+        assert method == "auto" or dedup.method_ == method
