@@ -159,8 +159,8 @@ def render(results, folder):
                 "fit + queries" if part == "knn" else "whole join; t1-t3: the metric's thresholds"
             )
             title = (
-                f"{part}: sklearn-ed {method}, speed-up over rapidfuzz brute force ({what})\n"
-                "red, hatched: slower than brute force; grey: no result"
+                f"{part}: sklearn-ed {method}, speed-up over rapidfuzz brute force\n"
+                f"({what})\nred, hatched: slower than brute force; grey: no result"
             )
             written += draw(
                 values,
