@@ -21,11 +21,10 @@ from ._api import (
     reachable_limit,
     similarity_join,
 )
-from ._auto import JoinChoice, choose_join_method
 from ._brute import BruteJoin, brute_join
 from ._distinct import Distinct, distinct_within
 from ._filter import FILTER, check_pair_recall, filter_join
-from ._methods import JoinMethod, checked_join_method, join_method_names, register_join_method
+from ._methods import JoinMethod, join_method_names, register_join_method
 from ._partition_join import PartitionJoin, partition_join, partition_refusal
 
 register_join_method(
