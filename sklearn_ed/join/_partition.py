@@ -253,6 +253,9 @@ class PartitionFilter:
         self.short = np.flatnonzero(np.isin(index_lengths, uncut))
         self.probe_strings, self.self_join, self.bound = probe_strings, self_join, bound
         self.pair_filter, self.n_jobs = pair_filter, n_jobs
+        # What every probe length's windows are planned from.
+        self._cuts = [(length, *plan) for length, plan in self.index.plans.items()]
+        self._index_lengths = np.array([length for length, _, _ in self._cuts], np.int64)
         self._windows = {}
 
     def blocks(self, rows=None):
@@ -268,12 +271,13 @@ class PartitionFilter:
     def windows(self, probe_length):
         """``[(indexed length, windows)]`` a probe of ``probe_length`` looks up."""
         if probe_length not in self._windows:
-            cuts = [(length, *plan) for length, plan in self.index.plans.items()]
-            index_lengths = np.array([length for length, _, _ in cuts], np.int64)
+            index_lengths = self._index_lengths
             taus = self.bound(index_lengths, np.full(len(index_lengths), probe_length))
             near = np.flatnonzero(np.abs(index_lengths - probe_length) <= taus)
             self._windows[probe_length] = (
-                probe_plans(probe_length, [cuts[i] for i in near], taus[near]) if near.size else []
+                probe_plans(probe_length, [self._cuts[i] for i in near], taus[near])
+                if near.size
+                else []
             )
         return self._windows[probe_length]
 

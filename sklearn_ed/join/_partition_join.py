@@ -71,16 +71,15 @@ class PartitionJoin:
         lengths of its first rows, one length per thread (each pays a task's
         fixed cost once, and the threads work as in the join); keep their
         pairs. Returns the share of the probe rows sampled."""
-        lengths = []
+        unsampled = {}  # length: its unsampled rows, for a thread each
         for length in self.filter.probe_lengths[rows]:
-            if length not in lengths and self._unsampled(length).size:
-                lengths.append(length)
-            if len(lengths) == self.n_threads:
+            if length not in unsampled:
+                unsampled[length] = self._unsampled(length)
+            if sum(1 for found in unsampled.values() if found.size) == self.n_threads:
                 break
-        per_length = -(-len(rows) // max(len(lengths), 1))
-        probes = np.concatenate(
-            [self._unsampled(length)[:per_length] for length in lengths] or [rows[:0]]
-        )
+        chosen = [found for found in unsampled.values() if found.size]
+        per_length = -(-len(rows) // max(len(chosen), 1))
+        probes = np.concatenate([found[:per_length] for found in chosen] or [rows[:0]])
         self.sampled[probes] = True
         self.sampled_blocks += list(self._verified(probes))
         return max(len(probes), 1) / len(self.left)
