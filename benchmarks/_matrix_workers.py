@@ -80,10 +80,13 @@ def knn_brute(spec, reply):
         with PeakRSS() as memory:
             start = time.perf_counter()
             judged = process_strings(spec["processor"], judged)
-            for row in range(0, len(judged), BLOCK):
-                block = distances(judged[row : row + BLOCK], processed, metric)
+            # As many rows a call as 32 MB of distances hold: rapidfuzz's
+            # threads then share every call, as a user's one cdist call would.
+            rows = max(BLOCK, 2**22 // len(processed))
+            for row in range(0, len(judged), rows):
+                block = distances(judged[row : row + rows], processed, metric)
                 part = np.partition(block, min(k, block.shape[1]) - 1, axis=1)[:, :k]
-                top[row : row + BLOCK] = np.sort(part, axis=1)
+                top[row : row + rows] = np.sort(part, axis=1)
             seconds = time.perf_counter() - start
         answer = {"query_ms": 1000 * seconds / len(judged), "peak_mib": memory.peak}
         reply.save(name, dict(answer, judged=len(judged)), top)

@@ -466,6 +466,17 @@ RUNS = [
         minutes=25,
         docs="benchmarks/matrix",
     ),
+    Run(
+        "matrix_knn_records",
+        "bench_matrix",
+        "--part knn --bases records:5000,50000 "
+        "--metrics normalized_levenshtein,normalized_indel,jaro,jaro_winkler,token_set "
+        "--processors default,sort_tokens --queries edits1,edits2,keyboard,ocr,sampled "
+        "--k 1,10 --n-queries 1000 --n-judged 200 --cell-timeout 600 "
+        "--json '{results}/matrix_knn_records.json'",
+        minutes=40,
+        docs="benchmarks/matrix",
+    ),
     Run("partial_fit", "bench_partial_fit", "", minutes=4, docs="user_guide/index"),
     Run(
         "words_scale",

@@ -383,14 +383,22 @@ def render(out):
     return [path for path in drawn if path is not None]
 
 
+# The suite's runs of the matrix (``bench_matrix``), drawn together.
+MATRIX_RUNS = ("matrix_joins.json", "matrix_knn_records.json")
+
+
 def matrix_heat_maps(out):
-    """The heat-maps of the suite's matrix run (``bench_matrix``), if it was run."""
+    """The heat-maps of the suite's matrix runs, those that were run."""
     from benchmarks.render_matrix import render as render_matrix
 
-    path = RESULTS / "matrix_joins.json"
-    if not path.exists():
-        return []
-    return [Path(p) for p in render_matrix(json.loads(path.read_text()), out) if p.endswith(".png")]
+    results = {"knn": [], "join": []}
+    for name in MATRIX_RUNS:
+        path = RESULTS / name
+        if path.exists():
+            run = json.loads(path.read_text())
+            for part, rows in results.items():
+                rows += run.get(part) or []
+    return [Path(p) for p in render_matrix(results, out) if p.endswith(".png")]
 
 
 if __name__ == "__main__":

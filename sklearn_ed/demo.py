@@ -81,8 +81,9 @@ def main(argv=None):
     indices = search.kneighbors(data.query, return_distance=False)
     query_seconds = time.perf_counter() - start
     print(f"sklearn-ed, FilterRefineNeighbors(n_neighbors={args.k}) with its defaults:")
+    chosen = type(search.embedder_).__name__ if search.embedder_ is not None else "brute force"
     print(
-        f"  fit      {fit_seconds:6.2f} s  chose {type(search.embedder_).__name__} and "
+        f"  fit      {fit_seconds:6.2f} s  chose {chosen} and "
         f"n_candidates_={search.n_candidates_}; estimated recall "
         f"{search.estimated_recall_:.3f} +/- {search.estimated_recall_se_:.3f}"
     )

@@ -303,7 +303,8 @@ def _letters(alphabet, n, seed):
 def test_items_with_characters_unseen_at_fit_are_found_after_partial_fit():
     latin = _letters("abcdefghijklmnop", 2_000, seed=0)
     cyrillic = _letters("абвгдежзийклмноп", 2_000, seed=1)
-    search = FilterRefineNeighbors(n_neighbors=1, n_candidates=20, random_state=0).fit(latin)
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=20, random_state=0)
+    search.fit(latin)
     with pytest.warns(UserWarning, match="refitted on all 4000 items"):
         search.partial_fit(cyrillic)
     distances, indices = search.kneighbors(cyrillic[:200])
@@ -319,7 +320,7 @@ def test_partial_fit_rederives_the_candidate_count_and_the_estimate():
     words = list(load_english_words().data[:8_000])
     # The first 50 words hold every letter the rest use: no refit, only growth.
     first = words[:50] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
-    search = FilterRefineNeighbors(n_neighbors=5, random_state=0).fit(first)
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=5, random_state=0).fit(first)
     assert search.estimated_recall_ == 1.0 and search.n_candidates_ == len(first)
     search.partial_fit(words[50:])
     queries = [word[:-1] for word in words[::40]]
@@ -335,7 +336,8 @@ def test_the_classifier_estimate_counts_every_tied_voter():
     strings = _letters("abcdef", 2_000, seed=0)
     labels = [s[0] for s in strings]
     with pytest.warns(UserWarning, match="every item tied with the k-th counted"):
-        classifier = FilterRefineClassifier(n_neighbors=3, random_state=0).fit(strings, labels)
+        classifier = FilterRefineClassifier(QGramEmbedder(), n_neighbors=3, random_state=0)
+        classifier.fit(strings, labels)
     queries = _letters("abcdef", 200, seed=1)
     exact = FilterRefineClassifier(n_neighbors=3, exact=True).fit(strings, labels)
     agree = np.mean(classifier.predict(queries) == exact.predict(queries))

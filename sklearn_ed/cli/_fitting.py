@@ -109,6 +109,8 @@ def fitted(records, options):
 
 
 def _fit_summary(search):
+    if search.embedder_ is None:
+        return "brute force: every item compared, exact"
     summary = f"{type(search.embedder_).__name__}, {search.n_candidates_} candidates per query"
     if not math.isnan(search.estimated_recall_):
         summary += f", estimated recall {search.estimated_recall_:.3f}"

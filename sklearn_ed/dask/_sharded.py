@@ -25,6 +25,7 @@ from ..distances import get_metric
 from ..neighbors import (
     FilterRefineNeighbors,
 )
+from ..search import choose_embedder
 from ..utils import check_items
 from ._executor import scatter_to_workers
 from ._shards import (
@@ -274,12 +275,27 @@ class ShardedNeighbors(ShardedVotesMixin, BaseEstimator):
         sample = client.submit(
             sample_items, first_partition, min(first_size, EMBEDDER_SAMPLE_SIZE), seed
         ).result()
-        # Only the embedder is kept: the sample's index and recall check are skipped.
+        # Only the embedder is kept: the sample's index and recall check are
+        # skipped. "auto" is resolved here: on a sample, it could choose brute
+        # force, which has no embedder for the shards.
         sample_search = FilterRefineNeighbors(
-            embedder=self._setting("embedder"),
+            embedder=self._chosen_embedder(sample),
             **{**self._shard_params(), "check_recall": False, "n_neighbors": 1, "n_candidates": 1},
         ).fit(sample)
         return with_shard_settings(sample_search.embedder_, sample, largest_shard)
+
+    def _chosen_embedder(self, sample):
+        embedder = self._setting("embedder")
+        if embedder is not None and not isinstance(embedder, str):
+            return embedder
+        seed = self._setting("random_state")
+        return choose_embedder(
+            sample,
+            get_metric(self._setting("metric")),
+            self._setting("filter_algorithm"),
+            self._setting("n_jobs"),
+            0 if seed is None else seed,
+        )
 
     def _wait_for_shards(self, client):
         from distributed import wait

@@ -49,6 +49,9 @@ def _query_base_matrices(search, X, n_jobs):
     exact = pairwise_distances(queries, fitted.items, metric=fitted.metric, n_jobs=n_jobs).astype(
         np.float64
     )
+    if fitted.embedder is None:
+        # Brute force ranks nothing before comparing: every item is needed.
+        return exact, np.zeros_like(exact)
     embedded = embedder_pairwise_distances(fitted.embedder, queries, fitted.items)
     return exact, embedded
 

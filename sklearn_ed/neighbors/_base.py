@@ -26,6 +26,8 @@ from ..index import (
     embedding_spec,
 )
 from ..search import (
+    BRUTE_FORCE,
+    FILTER_REFINE,
     FittedSearch,
     SearchPolicy,
     check_fit_memory,
@@ -45,6 +47,7 @@ from ..utils import (
     sorted_unique,
     to_code_points,
 )
+from ._brute_force import BruteForceMixin
 from ._join import JoinMixin
 from ._kneighbors import KNeighborsMixin
 from ._saved_state import SavedStateMixin
@@ -53,7 +56,7 @@ from ._saved_state import SavedStateMixin
 _RECHECK_GROWTH = 0.5
 
 
-class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimator):
+class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMixin, BaseEstimator):
     """Base class of the FilterRefine estimators (not for direct use)."""
 
     _parameter_constraints: dict = {
@@ -118,6 +121,9 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
                 "set check_recall=True, or give n_candidates as a count or a fraction."
             )
         self.n_samples_fit_ = len(X)
+        if self._brute_force_pays(X):
+            return self._fit_brute_force(X)
+        self.search_method_ = FILTER_REFINE
         embedder = self._make_embedder(X)
         log_progress(
             self, f"embedder: {type(embedder).__name__}; filter index: {self.filter_algorithm}"
@@ -186,20 +192,23 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
         self.search_.radius_calibration = None
         self._n_samples_checked = self.n_samples_fit_
         self.estimated_recall_ = self.estimated_recall_se_ = float("nan")
+        brute_force = self.search_method_ == BRUTE_FORCE
         if (
-            fixed is None
+            brute_force
+            or fixed is None
             and n_available <= 2 * sample_size(k)
             or fixed is not None
             and fixed >= n_available
         ):
             # Brute force costs no more than a check: every item is a candidate.
-            self.n_candidates_ = self.n_samples_fit_ if fixed is None else fixed
+            self.n_candidates_ = self.n_samples_fit_ if fixed is None or brute_force else fixed
             self.estimated_recall_, self.estimated_recall_se_ = 1.0, 0.0
-            log_progress(
-                self,
-                f"{self.n_samples_fit_} items: n_candidates_={self.n_candidates_}, "
-                "every item is verified (exact search)",
-            )
+            if not brute_force:
+                log_progress(
+                    self,
+                    f"{self.n_samples_fit_} items: n_candidates_={self.n_candidates_}, "
+                    "every item is verified (exact search)",
+                )
             return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
         if not self.check_recall or (self.exact and fixed is not None):
             # exact=True answers exactly whatever the filter's recall, so at a
@@ -245,6 +254,8 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BaseEstimato
         sample as at fit, once the base has grown by half since it last ran:
         ``n_candidates_`` and the estimate follow the base.
         """
+        if self.search_method_ == BRUTE_FORCE:
+            return self._grow_brute_force(X)
         unseen = self._unseen_characters(X)
         if unseen.size and self._refits_cheaply():
             warnings.warn(

@@ -9,11 +9,12 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
+from ..search import FILTER_REFINE
 from ..utils import reads_fitted_state, saved_class, writes_fitted_state
 from ._supervised import SupervisedFilterRefineBase, vote_shares
 
 
-@saved_class(version=2, added={"processor": None})  # processor: since format 1
+@saved_class(version=3, added={"processor": None, "search_method_": FILTER_REFINE})
 class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
     """Classifier voting among neighbors found by filter-and-refine.
 
@@ -24,7 +25,8 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
     Parameters
     ----------
     embedder : "auto" or transformer, default="auto"
-        Embedding used by the filter; "auto" chooses from the data (see
+        Embedding used by the filter; "auto" chooses from the data, brute
+        force where a query of the whole base is cheap (see
         :class:`FilterRefineNeighbors`).
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
@@ -90,10 +92,13 @@ class FilterRefineClassifier(ClassifierMixin, SupervisedFilterRefineBase):
     ----------
     classes_ : ndarray of shape (n_classes,)
         Class labels.
-    embedder_ : transformer
-        Fitted clone of ``embedder``.
-    embedding_metric_ : str
-        Filter distance.
+    search_method_ : {"filter_refine", "brute_force"}
+        Filter and refine, or every item compared (see
+        :class:`FilterRefineNeighbors`).
+    embedder_ : transformer or None
+        Fitted clone of ``embedder`` (None for brute force).
+    embedding_metric_ : str or None
+        Filter distance (None for brute force).
     effective_metric_ : str
         Name of the exact metric.
     n_samples_fit_ : int

@@ -3,11 +3,12 @@
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 
+from ..search import FILTER_REFINE
 from ..utils import reads_fitted_state, saved_class, writes_fitted_state
 from ._base import FilterRefineBase
 
 
-@saved_class(version=2, added={"processor": None})  # processor: since format 1
+@saved_class(version=3, added={"processor": None, "search_method_": FILTER_REFINE})
 class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, FilterRefineBase):
     """Sparse k-nearest-neighbor graph under an expensive metric.
 
@@ -19,7 +20,8 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
     Parameters
     ----------
     embedder : "auto" or transformer, default="auto"
-        Embedding used by the filter; "auto" chooses from the data (see
+        Embedding used by the filter; "auto" chooses from the data, brute
+        force where a query of the whole base is cheap (see
         :class:`FilterRefineNeighbors`).
     mode : {"distance", "connectivity"}, default="distance"
         Edge values: exact distances or ones. In "distance" mode each row
@@ -70,8 +72,11 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     Attributes
     ----------
-    embedder_ : transformer
-        Fitted clone of ``embedder``.
+    search_method_ : {"filter_refine", "brute_force"}
+        Filter and refine, or every item compared (see
+        :class:`FilterRefineNeighbors`).
+    embedder_ : transformer or None
+        Fitted clone of ``embedder`` (None for brute force).
     n_samples_fit_ : int
         Number of fitted samples.
     n_candidates_ : int

@@ -4,11 +4,12 @@ import numpy as np
 from sklearn.base import RegressorMixin, _fit_context
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
+from ..search import FILTER_REFINE
 from ..utils import reads_fitted_state, saved_class, writes_fitted_state
 from ._supervised import SupervisedFilterRefineBase
 
 
-@saved_class(version=2, added={"processor": None})  # processor: since format 1
+@saved_class(version=3, added={"processor": None, "search_method_": FILTER_REFINE})
 class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
     """Regressor averaging the targets of neighbors found by filter-and-refine.
 
@@ -19,7 +20,8 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
     Parameters
     ----------
     embedder : "auto" or transformer, default="auto"
-        Embedding used by the filter; "auto" chooses from the data (see
+        Embedding used by the filter; "auto" chooses from the data, brute
+        force where a query of the whole base is cheap (see
         :class:`FilterRefineNeighbors`).
     metric : str, Metric or callable, default="levenshtein"
         Exact distance.
@@ -81,10 +83,13 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
 
     Attributes
     ----------
-    embedder_ : transformer
-        Fitted clone of ``embedder``.
-    embedding_metric_ : str
-        Filter distance.
+    search_method_ : {"filter_refine", "brute_force"}
+        Filter and refine, or every item compared (see
+        :class:`FilterRefineNeighbors`).
+    embedder_ : transformer or None
+        Fitted clone of ``embedder`` (None for brute force).
+    embedding_metric_ : str or None
+        Filter distance (None for brute force).
     effective_metric_ : str
         Name of the exact metric.
     n_samples_fit_ : int

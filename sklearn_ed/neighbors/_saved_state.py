@@ -21,6 +21,7 @@ class SavedStateMixin:
     # What save() writes besides the parameters (sklearn_ed.load refuses others).
     __sklearn_ed_saved__ = (
         "n_samples_fit_",
+        "search_method_",
         "effective_metric_",
         "embedder_",
         "embedding_metric_",

@@ -8,12 +8,12 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ..search import QUERY_BATCH_SIZE, SearchPolicy, batches, calibrate_radius
+from ..search import FILTER_REFINE, QUERY_BATCH_SIZE, SearchPolicy, batches, calibrate_radius
 from ..utils import reads_fitted_state, saved_class, take_items, writes_fitted_state
 from ._base import FilterRefineBase
 
 
-@saved_class(version=2, added={"processor": None})  # processor: since format 1
+@saved_class(version=3, added={"processor": None, "search_method_": FILTER_REFINE})
 class FilterRefineNeighbors(FilterRefineBase):
     """Nearest neighbors under an expensive metric, filtered by an embedding.
 
@@ -27,7 +27,13 @@ class FilterRefineNeighbors(FilterRefineBase):
     ----------
     embedder : "auto" or transformer, default="auto"
         Maps items to vectors for the filter; fitted on the base set in
-        ``fit`` (a clone is used). "auto" chooses from the data and the
+        ``fit`` (a clone is used). "auto" first times the exact metric on
+        the base: where one query compared with every item costs at most
+        what a filter's query would (0.25 to 2 ms: user guide, "When brute
+        force is the answer"), a filter could not pay for its fit, and the
+        search is brute force (``search_method_="brute_force"``: no
+        embedder, exact answers). Otherwise
+        it chooses the filter from the data and the
         metric: :class:`~sklearn_ed.QGramEmbedder` for strings,
         :class:`~sklearn_ed.CGKEmbedder` when a dense index ("hnsw", "ivf",
         "nndescent") is asked for, the identity for vector metrics and
@@ -116,10 +122,13 @@ class FilterRefineNeighbors(FilterRefineBase):
 
     Attributes
     ----------
-    embedder_ : transformer
-        The fitted clone of ``embedder``.
-    embedding_metric_ : {"euclidean", "hamming"}
-        Filter distance.
+    search_method_ : {"filter_refine", "brute_force"}
+        How queries are answered: filtered by the embedding and refined, or
+        by comparing every item (chosen by ``embedder="auto"``).
+    embedder_ : transformer or None
+        The fitted clone of ``embedder`` (None for brute force).
+    embedding_metric_ : {"euclidean", "hamming"} or None
+        Filter distance (None for brute force).
     effective_metric_ : str
         Name of the exact metric.
     n_samples_fit_ : int
@@ -135,8 +144,9 @@ class FilterRefineNeighbors(FilterRefineBase):
         Standard error of ``estimated_recall_`` over the sampled queries.
     recall_curve_ : ndarray of shape (n_counts, 3)
         The check's candidate counts, recall estimates and standard errors.
-    index_ : BaseIndex
-        The filter's vector index over the embedded base set.
+    index_ : BaseIndex or None
+        The filter's vector index over the embedded base set (None for
+        brute force).
     radius_calibration_ : ndarray of shape (n_radii, 2)
         Exact radii seen among the recall check's pairs and, for each, the
         largest embedding distance of a pair within it (non-decreasing).
@@ -252,7 +262,8 @@ class FilterRefineNeighbors(FilterRefineBase):
         with the same fitted embedder. Items with characters the fitted base
         lacked make a q-gram or CGK embedder refit on the whole base (with a
         warning); a base grown by half since the recall check runs the check
-        again (see the user guide, "Adding items"). Queries from other
+        again (see the user guide, "Adding items"), and a brute-force base
+        grown by half is fitted again (brute force may no longer pay). Queries from other
         threads see the base before or after the addition, never during it.
 
         Parameters
@@ -321,7 +332,7 @@ class FilterRefineNeighbors(FilterRefineBase):
             batch_exclude = None if exclude is None else exclude[rows]
             # Every item the lower bound cannot rule out, or the range search's.
             found = None
-            if search.bound is None:
+            if search.bound is None and search.index is not None:
                 found = search.index.range_search(search.embed(batch), threshold, batch_exclude)
             neigh_dist[rows], neigh_ind[rows] = _sorted_rows(
                 search.verified_within(batch, np.full(len(batch), limit), found, batch_exclude),

@@ -13,6 +13,14 @@ answer through it; the Dask shards hold one each.
 """
 
 from ._batching import FIT_BATCH_SIZE, QUERY_BATCH_SIZE, batches, concat_items
+from ._brute import (
+    BRUTE_FORCE,
+    BRUTE_QUERY_SECONDS,
+    FILTER_REFINE,
+    BruteSearch,
+    brute_force_limit,
+    brute_force_seconds,
+)
 from ._embedder_choice import choose_embedder
 from ._exact import check_lower_bound
 from ._fitted import FittedSearch
@@ -28,4 +36,4 @@ from ._recall_check import (
 
 # The user API; the other names above are the developer interface of the
 # estimators, the metrics and the Dask shards.
-__all__ = ["FittedSearch", "SearchPolicy"]
+__all__ = ["BruteSearch", "FittedSearch", "SearchPolicy"]

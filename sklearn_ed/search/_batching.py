@@ -42,8 +42,11 @@ def appended_items(buffer, items, new):
     ``len(items)`` rows are ``items``) while it has room, else into a buffer of
     twice the size: appends cost in proportion to ``new`` (amortised).
 
-    Returns ``(buffer, view)``: keep the buffer for the next append, use the view.
+    Returns ``(buffer, view)``: keep the buffer for the next append, use the
+    view. Without ``items`` (None: nothing added yet), ``new`` is the view.
     """
+    if items is None:
+        return None, new
     n_items, needed = len(items), len(items) + len(new)
     if buffer is None or len(buffer) < needed:
         capacity = max(needed, 2 * n_items)

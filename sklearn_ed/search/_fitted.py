@@ -149,12 +149,7 @@ class FittedSearch(ExactPasses):
                 self._index_embedding(self.embed(batch), len(items))
                 if progress is not None:
                     progress.update(len(batch))
-        if self.items is None:
-            self.items = items
-        else:
-            self._buffer, self.items = appended_items(
-                getattr(self, "_buffer", None), self.items, items
-            )
+        self._buffer, self.items = appended_items(getattr(self, "_buffer", None), self.items, items)
         self._derive()
         return self
 

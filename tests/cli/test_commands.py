@@ -81,5 +81,5 @@ def test_progress_goes_to_stderr_and_the_table_alone_to_stdout(tmp_path, capsys)
     frame = pd.read_csv(io.StringIO(out), sep="\t")
     assert list(frame.columns) == ["query", "target", "distance", "rank"]
     assert len(frame) == 2 * len(words)
-    assert "[FilterRefineNeighbors] embedder: QGramEmbedder" in err
+    assert "[FilterRefineNeighbors] 5 items: brute force, every item compared" in err
     assert "[sklearn-ed] wrote 10 neighbors to stdout" in err

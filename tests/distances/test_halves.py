@@ -73,13 +73,14 @@ def test_limits_beyond_the_index_are_refused():
 
 
 def test_exact_search_verifies_the_halves_matches_and_equals_brute_force():
-    from sklearn_ed import FilterRefineNeighbors
+    from sklearn_ed import FilterRefineNeighbors, QGramEmbedder
     from sklearn_ed.datasets import load_misspellings
 
     pairs = load_misspellings()
     words = sorted(set(pairs.target))
     typos = np.asarray(pairs.data[:300])
-    search = FilterRefineNeighbors(n_neighbors=3, exact=True, random_state=0).fit(words)
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3, exact=True, random_state=0)
+    search.fit(words)
     assert search.search_.far is not None and search.search_.bound_stages == (3, 4)
     filtered = []
     candidates = search.search_.candidates

@@ -17,7 +17,7 @@ from rapidfuzz.distance import (
     Levenshtein,
 )
 
-from sklearn_ed import FilterRefineNeighbors
+from sklearn_ed import FilterRefineNeighbors, QGramEmbedder
 from sklearn_ed.distances import get_metric, pairwise_distances
 
 # name: (rapidfuzz scorer, dtype of its distances), as a user calls rapidfuzz.
@@ -208,7 +208,9 @@ def test_indel_exact_search_answers_near_queries_from_the_deletion_index(names_b
     from sklearn_ed.metrics import pruned_fraction
 
     queries = ["jon smith", "anna jones", "mario muler"]
-    search = FilterRefineNeighbors(metric="indel", n_neighbors=1, n_candidates=1, exact=True)
+    search = FilterRefineNeighbors(
+        QGramEmbedder(), metric="indel", n_neighbors=1, n_candidates=1, exact=True
+    )
     search.fit(names_base)
     assert search.search_.near is not None
     expected = _brute_force(queries, names_base, 1, "indel")

@@ -67,7 +67,7 @@ def test_a_base_that_does_not_fit_is_refused_before_it_is_embedded(
 
     monkeypatch.setattr(QGramEmbedder, "fit_transform", counting)
     with pytest.raises(MemoryError, match=r"30,000 items would need about .* GiB") as error:
-        FilterRefineNeighbors().fit(words)
+        FilterRefineNeighbors(QGramEmbedder()).fit(words)
     assert "sklearn_ed.dask.ShardedNeighbors" in str(error.value)
     assert "deletion lookup" in str(error.value)
     # Only the samples were embedded, never the base.

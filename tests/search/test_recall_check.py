@@ -8,7 +8,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_ed import CGKEmbedder, FilterRefineClassifier, FilterRefineNeighbors, QGramEmbedder
 from sklearn_ed.datasets import make_genome_reads
-from sklearn_ed.distances import pairwise_distances
+from sklearn_ed.distances import get_metric, pairwise_distances
+from sklearn_ed.search import choose_embedder
 
 
 @pytest.fixture(scope="module")
@@ -27,11 +28,17 @@ def _top_k_recall(distances, exact, k):
 
 def test_auto_embedder_is_chosen_from_the_data(reads):
     base, _, _ = reads
-    assert isinstance(FilterRefineNeighbors().fit(base[:50]).embedder_, QGramEmbedder)
-    dense = FilterRefineNeighbors(filter_algorithm="hnsw").fit(base[:50])
-    assert isinstance(dense.embedder_, CGKEmbedder)
-    vectors = FilterRefineNeighbors(metric="euclidean").fit(np.eye(4))
-    assert type(vectors.embedder_).__name__ == "FunctionTransformer"
+    levenshtein, euclidean = get_metric("levenshtein"), get_metric("euclidean")
+    assert isinstance(choose_embedder(base, levenshtein, "auto", None, 0), QGramEmbedder)
+    assert isinstance(choose_embedder(base, levenshtein, "hnsw", None, 0), CGKEmbedder)
+    vectors = choose_embedder(np.eye(4), euclidean, "auto", None, 0)
+    assert type(vectors).__name__ == "FunctionTransformer"
+    # A query of 1,500 reads costs milliseconds: the estimator filters them.
+    search = FilterRefineNeighbors(filter_algorithm="hnsw", check_recall=False, n_candidates=9)
+    assert isinstance(search.fit(base).embedder_, CGKEmbedder)
+    # Four vectors, or 50 reads, cost nothing to compare: it brute-forces them.
+    assert FilterRefineNeighbors(metric="euclidean").fit(np.eye(4)).embedder_ is None
+    assert FilterRefineNeighbors().fit(base[:50]).search_method_ == "brute_force"
 
 
 def test_auto_n_candidates_meets_the_target_on_held_out_queries(reads):

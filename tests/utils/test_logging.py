@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from sklearn_ed import FilterRefineNeighbors
+from sklearn_ed import FilterRefineNeighbors, QGramEmbedder
 from sklearn_ed.utils import log_progress
 
 WORDS = ["kitten", "sitting", "mitten", "bitten", "fitting", "smitten"]
@@ -24,7 +24,8 @@ def unconfigured():
 
 
 def fit_verbose(verbose=1):
-    FilterRefineNeighbors(n_neighbors=1, verbose=verbose).fit(WORDS)
+    # An embedder given: "auto" would brute-force six words.
+    FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, verbose=verbose).fit(WORDS)
 
 
 def recorded(logger):

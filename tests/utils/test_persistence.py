@@ -208,7 +208,7 @@ def _grown():
     """A search over short words (many ties) grown by several partial_fit calls."""
     words = random_strings(400, (3, 5), seed=3)
     search = FilterRefineNeighbors(
-        n_neighbors=3, n_candidates=4, check_recall=False, random_state=0
+        QGramEmbedder(), n_neighbors=3, n_candidates=4, check_recall=False, random_state=0
     ).fit(words[:100])
     for start in range(100, 400, 60):
         search.partial_fit(words[start : start + 60])

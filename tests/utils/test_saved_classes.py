@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from _testing import needs_neural
 
-from sklearn_ed import FilterRefineNeighbors, GRUEmbedder, load, save
+from sklearn_ed import FilterRefineNeighbors, GRUEmbedder, QGramEmbedder, load, save
 from sklearn_ed.utils import saved_class
 from sklearn_ed.utils._persistence import _tree_sha256
 from sklearn_ed.utils._saved_classes import (
@@ -26,7 +26,7 @@ QUERIES = ["ACGTTGCA", "GGGTTTAAACCC"]
 @pytest.fixture
 def saved_search(families, tmp_path):
     strings, _ = families
-    search = FilterRefineNeighbors(n_neighbors=2, random_state=0).fit(strings)
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=2, random_state=0).fit(strings)
     return search, save(search, tmp_path / "search")
 
 
@@ -89,7 +89,7 @@ def test_each_class_is_written_with_its_layout_version(saved_search):
     manifest = _manifest(directory)
     assert manifest["version"] == 3
     versions = {node["class"]: node["version"] for node in _class_nodes(manifest["tree"])}
-    assert versions["sklearn_ed.neighbors._unsupervised.FilterRefineNeighbors"] == 2
+    assert versions["sklearn_ed.neighbors._unsupervised.FilterRefineNeighbors"] == 3
     assert versions["sklearn_ed.embedding._qgram.QGramEmbedder"] == 2
     assert versions["sklearn_ed.search._fitted.FittedSearch"] == 1
 
@@ -106,7 +106,7 @@ def test_a_directory_of_format_2_still_loads(saved_search):
         np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("version", [3, 0, "2", True, None])
+@pytest.mark.parametrize("version", [4, 0, "2", True, None])
 def test_a_layout_version_the_class_never_had_is_refused(saved_search, version):
     _, directory = saved_search
     manifest = _manifest(directory)
@@ -122,7 +122,7 @@ def test_an_older_layout_gets_the_defaults_of_what_was_added_since(saved_search)
     search, directory = saved_search
     manifest = _manifest(directory)
     items = manifest["tree"]["state"]["items"]
-    del items["processor"]
+    del items["processor"], items["search_method_"]
     embedder = items["embedder_"]
     del embedder["state"]["items"]["density"], embedder["state"]["items"]["density_"]
     _write(directory, manifest)
@@ -132,6 +132,7 @@ def test_an_older_layout_gets_the_defaults_of_what_was_added_since(saved_search)
     _write(directory, manifest)
     loaded = load(directory)
     assert loaded.processor is None and loaded.embedder_.density_ == 1.0
+    assert loaded.search_method_ == "filter_refine"
     for got, want in zip(loaded.kneighbors(QUERIES), search.kneighbors(QUERIES)):
         np.testing.assert_array_equal(got, want)
 

@@ -23,7 +23,14 @@ import numpy as np
 import pytest
 from _testing import HAS_NEURAL, random_strings
 
-from sklearn_ed import CGKEmbedder, CNNEDEmbedder, FastMapEmbedder, FilterRefineNeighbors, save
+from sklearn_ed import (
+    CGKEmbedder,
+    CNNEDEmbedder,
+    FastMapEmbedder,
+    FilterRefineNeighbors,
+    QGramEmbedder,
+    save,
+)
 from sklearn_ed.utils._persistence import _sha256, _tree_sha256
 
 WORDS = random_strings(200, (4, 9), seed=1)
@@ -63,7 +70,7 @@ def _child(script, *args):
 def _estimator(engine):
     settings = {"n_neighbors": 3, "n_candidates": 8, "random_state": 0, "check_recall": False}
     if engine == "sparse":
-        return FilterRefineNeighbors(**settings)
+        return FilterRefineNeighbors(QGramEmbedder(), **settings)
     embedder = {
         "float_hnsw": FastMapEmbedder(n_components=3, random_state=0),
         "cnned": CNNEDEmbedder(

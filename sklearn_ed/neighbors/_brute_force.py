@@ -1,0 +1,55 @@
+"""Brute force chosen by ``embedder="auto"``: the estimators' side of it.
+
+The fit times the exact metric on the base (:func:`~sklearn_ed.search.brute_force_seconds`);
+where a query of the whole base costs less than the filter could pay back
+(:func:`~sklearn_ed.search.brute_force_limit`), the search is a
+:class:`~sklearn_ed.search.BruteSearch`: no embedder, no index, no recall
+check, exact answers.
+"""
+
+from ..search import BRUTE_FORCE, BruteSearch, brute_force_limit, brute_force_seconds
+from ..utils import log_progress
+
+# A brute-force base grown by this share since its fit is fitted again:
+# brute force may no longer pay.
+REFIT_GROWTH = 0.5
+
+
+class BruteForceMixin:
+    """Choosing, fitting and growing a brute-force search."""
+
+    def _brute_force_pays(self, X):
+        """``embedder="auto"`` compares every item where a query of the whole
+        base costs less than the filter's (timed on the base)."""
+        if self.embedder is not None and not isinstance(self.embedder, str):
+            return False
+        seconds = brute_force_seconds(self._metric_spec, X, self.n_jobs, self._seed)
+        limit = brute_force_limit(self._search_policy(X))
+        if seconds > limit:
+            return False
+        log_progress(
+            self,
+            f"{len(X)} items: brute force, every item compared (a query of the base "
+            f"costs {1000 * seconds:.3f} ms, at most {1000 * limit:g} ms)",
+        )
+        return True
+
+    def _fit_brute_force(self, X):
+        """The search of ``X`` by brute force: no embedder, no index, no recall check."""
+        self.search_method_ = BRUTE_FORCE
+        self.embedder_ = self.embedding_metric_ = None
+        self.search_ = BruteSearch(
+            self._metric_spec, n_jobs=self.n_jobs, processor=self.processor
+        ).build(X)
+        self._fit_n_candidates()
+        return self
+
+    def _grow_brute_force(self, X):
+        """Append to a brute-force base; once it has grown by half, fit again
+        (brute force may no longer pay)."""
+        self.search_.add(X)
+        self.n_samples_fit_ = self.search_.n_items
+        if self.n_samples_fit_ >= (1 + REFIT_GROWTH) * self._n_samples_checked:
+            return self._fit(self.search_.items)
+        self._fit_n_candidates()
+        return self

@@ -1,0 +1,150 @@
+"""Brute force as a search (``BruteSearch``) and the fit's choice of it."""
+
+import numpy as np
+import pytest
+
+from sklearn_ed import FilterRefineClassifier, FilterRefineNeighbors, QGramEmbedder, load, save
+from sklearn_ed.distances import get_metric, pairwise_distances
+from sklearn_ed.search import BruteSearch, SearchPolicy, brute_force_limit, brute_force_seconds
+
+METRICS = ("levenshtein", "normalized_indel", "jaro_winkler")
+
+
+@pytest.fixture(scope="module")
+def words():
+    """300 short strings of a small alphabet: many ties at every distance."""
+    rng = np.random.default_rng(0)
+    strings = ["".join(rng.choice(list("abc"), size=rng.integers(2, 7))) for _ in range(340)]
+    return np.array(strings[:300], dtype=object), np.array(strings[300:], dtype=object)
+
+
+def _ranked(exact, k, exclude=None):
+    """Each row's k nearest columns by (distance, index): brute force's answer."""
+    exact = exact.astype(np.float64)
+    if exclude is not None:
+        exact[np.arange(len(exact)), exclude] = np.inf
+    order = np.lexsort((np.broadcast_to(np.arange(exact.shape[1]), exact.shape), exact), axis=1)
+    return np.take_along_axis(exact, order, axis=1)[:, :k], order[:, :k]
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("k", [1, 7])
+def test_kneighbors_and_ties_are_brute_forces_ties_by_index(words, metric, k):
+    base, queries = words
+    search = BruteSearch(get_metric(metric), n_jobs=2).build(base)
+    exact = pairwise_distances(queries, base, metric)
+    (distances, indices), counts = search.kneighbors(queries, k)
+    expected_distances, expected_indices = _ranked(exact, k)
+    np.testing.assert_array_equal(indices, expected_indices)
+    np.testing.assert_array_equal(distances, expected_distances)
+    assert (counts == len(base)).all()
+    _, _, tied = search.neighbors_and_ties(queries, k)
+    for row, items in enumerate(tied):
+        np.testing.assert_array_equal(items, np.flatnonzero(exact[row] == distances[row, -1]))
+
+
+def test_excluded_items_are_never_answers(words):
+    base, _ = words
+    search = BruteSearch(get_metric("levenshtein"), n_jobs=1).build(base)
+    exclude = np.arange(len(base))
+    exclude[::3] = -1
+    (distances, indices), counts = search.kneighbors(base, 4, exclude=exclude)
+    expected = _ranked(pairwise_distances(base, metric="levenshtein"), 4, np.maximum(exclude, 0))
+    kept = exclude >= 0
+    np.testing.assert_array_equal(indices[kept], expected[1][kept])
+    assert (counts == len(base) - kept).all()
+
+
+def test_chunks_bound_the_distances_held_and_keep_the_answers(words, monkeypatch):
+    base, queries = words
+    search = BruteSearch(get_metric("levenshtein"), n_jobs=2).build(base)
+    whole = search.kneighbors(queries, 3)
+    monkeypatch.setattr("sklearn_ed.search._brute._BLOCK_ENTRIES", len(base))
+    assert max(len(rows) for rows in search._chunks(len(queries))) == 1
+    np.testing.assert_array_equal(search.kneighbors(queries, 3)[0][1], whole[0][1])
+
+
+def test_verified_within_returns_every_pair_within_each_limit(words):
+    base, queries = words
+    search = BruteSearch(get_metric("levenshtein"), n_jobs=2).build(base)
+    exact = pairwise_distances(queries, base, metric="levenshtein")
+    limits = np.arange(len(queries)) % 3
+    for row, (items, distances) in enumerate(search.verified_within(queries, limits)):
+        np.testing.assert_array_equal(items, np.flatnonzero(exact[row] <= limits[row]))
+        np.testing.assert_array_equal(distances, exact[row, items])
+
+
+def test_a_costly_metric_is_not_brute_forced(words):
+    base, _ = words
+    cheapest = SearchPolicy(near_depth=1)
+    assert brute_force_seconds(get_metric("levenshtein"), base, 1, 0) < brute_force_limit(cheapest)
+
+    def slow(left, right):
+        total = 0
+        for _ in range(20_000):  # about 1 ms a pair: 300 pairs make a query
+            total += 1
+        return float(len(left) != len(right))
+
+    seconds = brute_force_seconds(get_metric(slow), base, 1, 0)
+    dearest = SearchPolicy(exact=True)
+    assert seconds > 10 * brute_force_limit(dearest) > brute_force_limit(cheapest)
+
+
+def test_auto_fits_brute_force_on_a_cheap_base_and_answers_exactly(words):
+    base, queries = words
+    search = FilterRefineNeighbors(n_neighbors=5, radius=2).fit(base)
+    assert search.search_method_ == "brute_force"
+    assert search.embedder_ is None and search.index_ is None
+    assert search.estimated_recall_ == 1.0 and search.n_candidates_ == len(base)
+    exact = pairwise_distances(queries, base)
+    np.testing.assert_array_equal(search.kneighbors(queries)[1], _ranked(exact, 5)[1])
+    distances, indices = search.radius_neighbors(queries, sort_results=True)
+    for row in range(len(queries)):
+        within = np.flatnonzero(exact[row] <= 2)
+        np.testing.assert_array_equal(np.sort(indices[row]), within)
+    self_neighbors = search.kneighbors(n_neighbors=2)[1]
+    assert not (self_neighbors == np.arange(len(base))[:, None]).any()
+
+
+def test_a_given_embedder_keeps_the_filter(words):
+    base, _ = words
+    search = FilterRefineNeighbors(QGramEmbedder(q=2), n_neighbors=3).fit(base)
+    assert search.search_method_ == "filter_refine"
+    assert isinstance(search.embedder_, QGramEmbedder)
+
+
+def test_brute_force_grows_saves_and_loads(words, tmp_path):
+    base, queries = words
+    search = FilterRefineNeighbors(n_neighbors=4).fit(base[:200])
+    search.partial_fit(base[200:])
+    assert search.n_samples_fit_ == len(base)
+    expected = _ranked(pairwise_distances(queries, base), 4)[1]
+    np.testing.assert_array_equal(search.kneighbors(queries)[1], expected)
+    loaded = load(save(search, tmp_path / "brute"))
+    assert loaded.search_method_ == "brute_force"
+    np.testing.assert_array_equal(loaded.kneighbors(queries)[1], expected)
+
+
+def test_classifier_on_brute_force_votes_as_a_filter_over_every_item(words):
+    base, queries = words
+    labels = np.array([len(word) % 3 for word in base])
+    brute = FilterRefineClassifier(n_neighbors=3).fit(base, labels)
+    assert brute.search_method_ == "brute_force"
+    every_item = FilterRefineClassifier(QGramEmbedder(q=2), n_neighbors=3, n_candidates=1.0)
+    every_item.fit(base, labels)
+    np.testing.assert_array_equal(brute.predict_proba(queries), every_item.predict_proba(queries))
+
+
+def test_a_brute_force_base_grown_by_half_is_fitted_again(words, monkeypatch):
+    base, queries = words
+    search = FilterRefineNeighbors(n_neighbors=3).fit(base[:100])
+    search.partial_fit(base[100:140])  # grown by 40 %: still the same search
+    assert search.search_method_ == "brute_force" and search.n_samples_fit_ == 140
+    monkeypatch.setattr("sklearn_ed.neighbors._brute_force.brute_force_limit", lambda _: 0.0)
+    search.partial_fit(base[140:])
+    assert search.search_method_ == "filter_refine" and search.n_samples_fit_ == len(base)
+    assert isinstance(search.embedder_, QGramEmbedder)
+    fitted_whole = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=3).fit(base)
+    np.testing.assert_array_equal(
+        search.kneighbors(queries)[1], fitted_whole.kneighbors(queries)[1]
+    )
