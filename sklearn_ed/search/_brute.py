@@ -32,16 +32,16 @@ from ._policy import SearchPolicy
 # The values of the estimators' ``search_method_``.
 FILTER_REFINE, BRUTE_FORCE = "filter_refine", "brute_force"
 # Brute force answers a base whose query costs at most this (seconds, on the
-# fit's threads), by (near lookup kept, exact search). The filter's query
-# costs 0.3-0.8 ms on 5,000 to 50,000 records under a normalized metric (no
-# near lookup), 2 to 5 ms in exact search; with a near lookup (Levenshtein,
-# Indel on short strings) 0.05-0.3 ms on 10^5 to 10^6 words, 0.2-0.8 ms in
-# exact search. Its fit costs 10 us (words) to 120 us (records) per item
-# besides. Below these, brute force is faster for about as many queries as
-# the base holds, and needs no fit.
+# fit's threads), by (near lookup kept, exact search). Without a near lookup
+# (normalized, Jaro and token metrics, long strings, objects) the filter's
+# query costs 0.3 to 2 ms on 5,000 to 50,000 records, 1 to 35 ms in exact
+# search (matrix_knn_records); with one (Levenshtein and Indel on short
+# strings) 0.05-0.3 ms on 10^5 to 10^6 words. Its fit costs 10 us (words)
+# to 120 us (records) per item besides. Below these, brute force is faster
+# for about as many queries as the base holds, and needs no fit.
 BRUTE_QUERY_SECONDS = {
     (False, False): 1e-3,
-    (False, True): 2e-3,
+    (False, True): 5e-3,
     (True, False): 2.5e-4,
     (True, True): 5e-4,
 }
@@ -204,7 +204,7 @@ class BruteSearch:
         n_verified : ndarray of int64 of shape (n_queries,)
             Per query, the items compared (the whole base but its excluded item).
         """
-        distances, indices, _ = self.neighbors_and_ties(queries, n_neighbors, None, exclude)
+        distances, indices, _ = self._top_k_and_ties(queries, n_neighbors, exclude, ties=False)
         n_verified = np.full(len(queries), self.n_items, dtype=np.int64)
         if exclude is not None:
             n_verified -= exclude >= 0
@@ -234,9 +234,12 @@ class BruteSearch:
         tied : list of ndarray of int64
             Per query, every item at exactly its k-th distance.
         """
+        return self._top_k_and_ties(queries, n_neighbors, exclude, ties=True)
+
+    def _top_k_and_ties(self, queries, n_neighbors, exclude, ties):
         exclude = np.full(len(queries), -1) if exclude is None else exclude
         found = map_chunks(
-            partial(_block_top_k, self.metric, n_neighbors),
+            partial(_block_top_k, self.metric, n_neighbors, ties),
             queries,
             self.items,
             [exclude],
@@ -365,13 +368,16 @@ class BruteSearch:
         self.policy = SearchPolicy(exact=True)
 
 
-def _block_top_k(metric, k, queries, items, exclude):
+def _block_top_k(metric, k, ties, queries, items, exclude):
     """The top-``k`` of a chunk of queries among ``items`` (``exclude[i]`` left
-    out), ties by index, and per query every item at its k-th distance."""
+    out), ties by index, and (``ties``) per query every item at its k-th
+    distance."""
     block = np.asarray(pairwise_block(metric, queries, items, None), dtype=np.float64)
     excluded = np.flatnonzero(exclude >= 0)
     block[excluded, exclude[excluded]] = np.inf
     distances, indices = _top_k(block, k)
+    if not ties:
+        return distances, indices, []
     tied = [np.flatnonzero(row == kth) for row, kth in zip(block, distances[:, -1])]
     return distances, indices, tied
 
