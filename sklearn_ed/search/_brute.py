@@ -1,11 +1,11 @@
 """Brute force as a search: every item compared, nothing embedded or indexed.
 
-Where comparing a query with the whole base costs less than the filter's
-own query (small bases, cheap metrics: 5,000 records under normalized Indel
-take rapidfuzz about 0.2 ms a query on 2 threads, the filter 0.3 to 0.8 ms
-plus its fit), ``embedder="auto"`` fits this search instead of a filter
-(:func:`brute_force_seconds`, timed on the base at fit, against
-:func:`brute_force_limit`).
+Where comparing a query with the whole base costs no more than the
+filter's own query (small bases, cheap metrics: 5,000 records under
+normalized Indel take rapidfuzz 0.1 to 0.2 ms a query on 2 threads),
+``embedder="auto"`` fits this search instead of a filter, and saves the
+filter's fit (:func:`brute_force_seconds`, timed on the base at fit,
+against :func:`brute_force_limit`).
 :class:`BruteSearch` answers the same contract as
 :class:`~sklearn_ed.search.FittedSearch` (k-nearest, ties, radius, append,
 save), exactly: its answers are brute force's, ties by index.
@@ -34,11 +34,12 @@ FILTER_REFINE, BRUTE_FORCE = "filter_refine", "brute_force"
 # Brute force answers a base whose query costs at most this (seconds, on the
 # fit's threads), by (near lookup kept, exact search). Without a near lookup
 # (normalized, Jaro and token metrics, long strings, objects) the filter's
-# query costs 0.3 to 2 ms on 5,000 to 50,000 records, 1 to 35 ms in exact
-# search (matrix_knn_records); with one (Levenshtein and Indel on short
-# strings) 0.05-0.3 ms on 10^5 to 10^6 words. Its fit costs 10 us (words)
-# to 120 us (records) per item besides. Below these, brute force is faster
-# for about as many queries as the base holds, and needs no fit.
+# query costs 0.5 to 1.9 ms on 50,000 records, 4 to 28 ms in exact search
+# (results/matrix_knn_records); with one (Levenshtein and Indel on short
+# strings) 0.05 to 0.45 ms on 10^5 to 3 x 10^6 words (results/words_scale).
+# Its fit costs 4 us (words) to 100 us (records) per item besides. Below
+# these, a query of brute force costs about what the filter's would, and
+# there is no fit to pay back.
 BRUTE_QUERY_SECONDS = {
     (False, False): 1e-3,
     (False, True): 5e-3,
@@ -48,7 +49,7 @@ BRUTE_QUERY_SECONDS = {
 # Distances computed at once (a block of queries against the whole base):
 # 32 MB of float64.
 _BLOCK_ENTRIES = 2**22
-# (queries, base items) of the successive timings of brute_force_pays; the
+# (queries, base items) of the successive timings of brute_force_seconds; the
 # next is run only while the last took under _TIMING_SECONDS.
 _TIMING_SHAPES = ((4, 64), (16, 512), (64, 4096))
 _TIMING_SECONDS = 0.005
