@@ -475,7 +475,7 @@ RUNS = [
         "--k 1,10 --n-queries 1000 --n-judged 200 --cell-timeout 600 "
         "--json '{results}/matrix_knn_records.json'",
         minutes=40,
-        docs="benchmarks/matrix",
+        docs="benchmarks/matrix_knn",
     ),
     Run("partial_fit", "bench_partial_fit", "", minutes=4, docs="user_guide/index"),
     Run(
