@@ -23,8 +23,8 @@ PARTS = {
     "knn": (
         ("defaults", "exact"),
         "speedup_total",
-        ("base", "n", "queries"),
-        ("metric", "processor", "k"),
+        ("base", "n", "k", "queries"),
+        ("metric", "processor"),
     ),
     "join": (
         ("auto", "partition", "brute", "dedup"),

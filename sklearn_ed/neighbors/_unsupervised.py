@@ -29,7 +29,7 @@ class FilterRefineNeighbors(FilterRefineBase):
         Maps items to vectors for the filter; fitted on the base set in
         ``fit`` (a clone is used). "auto" first times the exact metric on
         the base: where one query compared with every item costs at most
-        what a filter's query would (0.25 to 2 ms: user guide, "When brute
+        what a filter's query would (0.25 to 5 ms: user guide, "When brute
         force is the answer"), a filter could not pay for its fit, and the
         search is brute force (``search_method_="brute_force"``: no
         embedder, exact answers). Otherwise
