@@ -51,7 +51,7 @@ BRUTE_QUERY_SECONDS = {
 _BLOCK_ENTRIES = 2**22
 # (queries, base items) of the successive timings of brute_force_seconds; the
 # next is run only while the last took under _TIMING_SECONDS.
-_TIMING_SHAPES = ((4, 64), (16, 512), (64, 4096))
+_TIMING_SHAPES = ((1, 8), (4, 64), (16, 512), (64, 4096))
 _TIMING_SECONDS = 0.005
 # A last shape under this many seconds is timed twice more, and the least
 # time kept: other work on the machine only ever adds time.
@@ -65,12 +65,13 @@ def brute_force_seconds(metric, items, n_jobs, random_state):
     shapes (``_TIMING_SHAPES``), until one shape takes ``_TIMING_SECONDS``;
     the first (smallest) call is untimed (a callable or compiled metric's
     first call). A cheap last shape is timed three times; the least counts.
+    A metric of 1 ms a pair stops after one pair and 8 (the fit of a costly
+    callable pays for a few of its pairs, not for hundreds).
     """
     rng = np.random.default_rng(random_state)
     n_items = len(items)
-    pairwise_distances(take_items(items, rng.integers(n_items, size=2)),
-                       take_items(items, rng.integers(n_items, size=4)),
-                       metric, n_jobs=n_jobs, check_input=False)  # fmt: skip
+    first = take_items(items, rng.integers(n_items, size=1))
+    pairwise_distances(first, first, metric, n_jobs=n_jobs, check_input=False)
     for n_queries, n_base in _TIMING_SHAPES:
         queries = take_items(items, rng.integers(n_items, size=n_queries))
         base = take_items(items, rng.choice(n_items, size=min(n_base, n_items), replace=False))

@@ -1,5 +1,7 @@
 """Brute force as a search (``BruteSearch``) and the fit's choice of it."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -149,3 +151,31 @@ def test_a_brute_force_base_grown_by_half_is_fitted_again(words, monkeypatch):
     np.testing.assert_array_equal(
         search.kneighbors(queries)[1], fitted_whole.kneighbors(queries)[1]
     )
+
+
+def test_two_threads_query_one_brute_force_search(words):
+    base, queries = words
+    search = FilterRefineNeighbors(n_neighbors=3, n_jobs=2).fit(base)
+    assert search.search_method_ == "brute_force"
+    expected = search.kneighbors(queries)
+    answers = []
+
+    def query():
+        answers.append(search.kneighbors(queries))
+
+    threads = [threading.Thread(target=query) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for distances, indices in answers:
+        np.testing.assert_array_equal(indices, expected[1])
+        np.testing.assert_array_equal(distances, expected[0])
+
+
+def test_bad_queries_of_a_brute_force_search_name_the_problem(words):
+    base, _ = words
+    search = FilterRefineNeighbors(n_neighbors=3).fit(base)
+    assert search.search_method_ == "brute_force"
+    with pytest.raises((TypeError, ValueError), match="str"):
+        search.kneighbors([b"bytes", 3])
