@@ -399,7 +399,9 @@ def test_radius_search_does_not_depend_on_the_recall_check():
     rng = np.random.default_rng(0)
     base = [mutate(s, int(rng.integers(0, 4)), rng) for s in random_strings(300, (80, 120))]
     base += [mutate(s, 2, rng) for s in base]
-    search = FilterRefineNeighbors(n_candidates=50, check_recall=False, random_state=0).fit(base)
+    search = FilterRefineNeighbors(
+        QGramEmbedder(), n_candidates=50, check_recall=False, random_state=0
+    ).fit(base)
     assert len(search.radius_calibration_) > 0
     brute = FilterRefineNeighbors(n_candidates=1.0, check_recall=False).fit(base)
     got = search.radius_neighbors(base[:50], radius=4, sort_results=True)[1]

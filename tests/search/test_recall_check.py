@@ -43,7 +43,8 @@ def test_auto_embedder_is_chosen_from_the_data(reads):
 
 def test_auto_n_candidates_meets_the_target_on_held_out_queries(reads):
     base, queries, exact = reads
-    search = FilterRefineNeighbors(n_neighbors=10, random_state=0).fit(base)
+    # The embedder named: a query of 1,500 reads costs about the brute-force limit.
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=10, random_state=0).fit(base)
     distances, _ = search.kneighbors(queries)
     measured = _top_k_recall(distances, exact, 10)
     assert search.n_candidates_ < len(base)  # a filter, not brute force
@@ -110,7 +111,8 @@ def test_radius_on_long_strings_finds_its_neighbors(reads, n_neighbors):
     # With 5 neighbors per pseudo-query, few of them know their pairs out to
     # the tenth-neighbor distance: the calibration must extrapolate safely.
     base, queries, exact = reads
-    search = FilterRefineNeighbors(n_neighbors=n_neighbors, random_state=0).fit(base)
+    search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=n_neighbors, random_state=0)
+    search.fit(base)
     assert search.search_.bound is None  # the calibrated embedding threshold, not the bound
     for radius in np.percentile(np.sort(exact, axis=1)[:, [0, 4, 9, 19]], 50, axis=0):
         _, indices = search.radius_neighbors(queries, radius=radius)
