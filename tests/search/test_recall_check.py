@@ -43,7 +43,7 @@ def test_auto_embedder_is_chosen_from_the_data(reads):
 
 def test_auto_n_candidates_meets_the_target_on_held_out_queries(reads):
     base, queries, exact = reads
-    # The embedder named: a query of 1,500 reads costs about the brute-force limit.
+    # The embedder named: this test measures the filter, whatever the timing at fit.
     search = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=10, random_state=0).fit(base)
     distances, _ = search.kneighbors(queries)
     measured = _top_k_recall(distances, exact, 10)
