@@ -44,6 +44,7 @@ _SAVED_CLASSES_IN = (
     "search",
     "neighbors",
     "dedup",
+    "records",
 )
 
 

@@ -24,7 +24,8 @@ LAYERS = {
     "dask": 6,
     "io": 0,
     "dedup": 6,
-    "cli": 7,
+    "records": 7,
+    "cli": 8,
 }
 ROLES = {
     "utils": "string checks and codes,\nq-gram kernels, save/load",
@@ -40,6 +41,7 @@ ROLES = {
     "dask": "sharded estimators\non a Dask cluster",
     "io": "FASTA/FASTQ, text and\ntable files; neighbor TSV",
     "dedup": "groups of near\nduplicates (join)",
+    "records": "tables of several columns:\nblocking, weights, groups",
     "cli": "the sklearn-ed\ncommand line",
 }
 # sklearn_ed/__init__.py and the demo script sit above every layer.
@@ -132,6 +134,7 @@ _X = {
     "utils": 5.0,
     "io": 8.6,
     "dedup": 5.0,
+    "records": 5.0,
     "cli": 5.0,
 }
 _ROW, _BOX_W, _BOX_H = 1.25, 3.1, 0.78

@@ -10,6 +10,7 @@ from ._lazy import _import_optional
 
 _POOL = {"first_name": 3000, "last_name": 3000, "street_address": 30000, "city": 3000}
 _LETTERS = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+_DATE_STREAM = 20261127  # seeds the dates of birth apart from the records
 
 _DESCR = """\
 Generated person records with planted duplicates
@@ -39,7 +40,7 @@ def _pools(seed):
     }
 
 
-def make_person_records(n_records, *, duplicate_share=0.09, random_state=0):
+def make_person_records(n_records, *, duplicate_share=0.09, random_state=0, as_frame=False):
     """Person records (name, street, city) with planted near duplicates.
 
     Needs the ``faker`` package (``pip install 'sklearn-ed[datasets]'``).
@@ -53,12 +54,19 @@ def make_person_records(n_records, *, duplicate_share=0.09, random_state=0):
     random_state : int, default=0
         Seed of Faker's lists and of the draws (``None``: fresh draws from
         the lists of seed 0).
+    as_frame : bool, default=False
+        Also return ``frame``: the records as a pandas DataFrame of columns
+        ``first_name``, ``last_name``, ``street_address``, ``city`` (None
+        where dropped) and ``date_of_birth`` ("YYYYMMDD"; a duplicate's has a
+        digit changed in 10 % of them and is missing in 10 %). ``data`` is
+        the same with or without it (the dates are drawn apart).
 
     Returns
     -------
     data : :class:`~sklearn.utils.Bunch`
         ``data`` (object array of records), ``entity`` (int array: the
-        original each record stands for) and ``DESCR``.
+        original each record stands for), ``DESCR`` and, with
+        ``as_frame=True``, ``frame``.
 
     Examples
     --------
@@ -81,11 +89,37 @@ def make_person_records(n_records, *, duplicate_share=0.09, random_state=0):
         for first, last, street, city in zip(*(parts[field] for field in _POOL))
     ]
     entity = np.concatenate([np.arange(n_originals), rng.integers(0, n_originals, n_duplicates)])
-    records = [_joined(fields) for fields in originals]
-    records += [_duplicate(list(originals[i]), rng) for i in entity[n_originals:]]
+    fields = originals + [_duplicate(list(originals[i]), rng) for i in entity[n_originals:]]
     order = rng.permutation(n_records)
-    data = np.array(records, dtype=object)[order]
-    return Bunch(data=data, entity=entity[order], DESCR=_DESCR)
+    data = np.array([_joined(record) for record in fields], dtype=object)[order]
+    bunch = Bunch(data=data, entity=entity[order], DESCR=_DESCR)
+    if as_frame:
+        bunch.frame = _frame(fields, entity, n_originals, random_state, order)
+    return bunch
+
+
+def _frame(fields, entity, n_originals, random_state, order):
+    pd = _import_optional("pandas", caller="make_person_records(as_frame=True)")
+    # A stream of its own: the dates do not change the one-string records.
+    rng = np.random.default_rng([_DATE_STREAM, random_state if random_state is not None else 0])
+    days = rng.integers(0, 365 * 80, n_originals)
+    births = np.datetime64("1930-01-01") + days.astype("timedelta64[D]")
+    dates = np.array([str(day).replace("-", "") for day in births], dtype=object)[entity]
+    for position in range(n_originals, len(entity)):
+        dates[position] = _changed_date(dates[position], rng)
+    frame = pd.DataFrame(fields, columns=list(_POOL)).replace("", None)
+    frame["date_of_birth"] = dates
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def _changed_date(date, rng):
+    draw = rng.random()
+    if draw < 0.1:
+        return None
+    if draw < 0.2:
+        where = int(rng.integers(0, len(date)))
+        return date[:where] + str(rng.integers(0, 10)) + date[where + 1 :]
+    return date
 
 
 def _joined(fields):
@@ -104,7 +138,7 @@ def _duplicate(fields, rng):
             field = rng.integers(0, 3)
             for _ in range(rng.integers(1, 3)):
                 fields[field] = _typo(fields[field], rng)
-    return _joined(fields)
+    return fields
 
 
 def _typo(text, rng):

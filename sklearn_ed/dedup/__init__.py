@@ -2,4 +2,7 @@
 
 from ._deduplicator import StringDeduplicator
 
+# The developer interface of the records subpackage (not in __all__).
+from ._grouping import LINKAGES, group_pairs
+
 __all__ = ["StringDeduplicator"]

@@ -141,3 +141,21 @@ def _roots(parent):
     for node in range(len(parent)):
         roots[node] = _root(parent, node)
     return roots
+
+
+def group_pairs(n_items, rows, columns, distances, linkage):
+    """Group of each of ``n_items`` items given the pairs that match, by ``linkage``.
+
+    Distances order a representative's neighbors (nearest first); labels
+    number the groups by their first item. Returns ``(labels,
+    representatives)``."""
+    rows, columns = np.asarray(rows, np.int64), np.asarray(columns, np.int64)
+    copies = np.ones(n_items, dtype=np.int64)
+    if linkage == "connected":
+        components = Components(copies)
+        components.add(rows, columns)
+        owner = components.owners()
+    else:
+        graph = adjacency(n_items, rows, columns, distances)
+        owner = grouped_stars(graph, copies, complete=linkage == "complete")
+    return numbered(owner)

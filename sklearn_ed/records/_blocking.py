@@ -1,0 +1,281 @@
+"""Blocking: the candidate pairs of records, as a union of rules.
+
+A rule keys each record by one column, or several joined by a space, and
+pairs the records whose keys are equal or, with a threshold, within it by a
+string metric. Fuzzy rules run on the exact similarity join, so a rule
+finds every pair it describes: nothing is lost to the method, only to the
+rule. A key of several columns is its present parts joined (a record with
+a blank city is still keyed by its name); a record with no part is paired by
+no rule.
+"""
+
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+
+from ..join import iter_similarity_join
+from ..utils import PROCESSORS, apply_processor, require_pandas, saved_class
+from ._columns import Column, text_values
+
+
+@saved_class()
+@dataclass(frozen=True)
+class BlockingRule:
+    """Pair the records whose key is equal, or within a threshold.
+
+    Parameters
+    ----------
+    columns : str or tuple of str
+        The key: one column, or several joined by a space.
+    threshold : float, default=None
+        ``None``: keys equal (after the processor). A number: keys within
+        this distance by ``metric`` (in its unit), every such pair found by
+        :func:`~sklearn_ed.similarity_join`.
+    metric : str, default="levenshtein"
+        A string metric, for a threshold.
+    processor : {"lower", "default", "sort_tokens", "default_sort_tokens"}, default="default"
+        Applied to each key first, or None.
+
+    Examples
+    --------
+    >>> from sklearn_ed.records import BlockingRule
+    >>> BlockingRule("surname")
+    BlockingRule(columns=('surname',), threshold=None, metric='levenshtein', processor='default')
+    >>> BlockingRule(("given_name", "surname"), threshold=2).describe()
+    'given_name + surname within 2 (levenshtein)'
+    """
+
+    columns: tuple
+    threshold: object = None
+    metric: str = "levenshtein"
+    processor: object = "default"
+
+    def __post_init__(self):
+        columns = (self.columns,) if isinstance(self.columns, str) else tuple(self.columns)
+        if not columns or not all(isinstance(name, str) and name for name in columns):
+            raise TypeError(f"A rule's columns are column names, got {self.columns!r}.")
+        object.__setattr__(self, "columns", columns)
+        if self.threshold is not None and not (
+            isinstance(self.threshold, Real) and self.threshold >= 0
+        ):
+            raise ValueError(f"A rule's threshold is None or >= 0, got {self.threshold!r}.")
+        # Checks the metric and processor the way a compared column does.
+        Column(columns[0], metric=self.metric, thresholds=(), processor=self.processor)
+        if self.processor is not None and self.processor not in PROCESSORS:
+            raise ValueError(f"Unknown processor {self.processor!r}.")
+
+    def describe(self):
+        """The rule in words, for the blocking report.
+
+        Returns
+        -------
+        description : str
+        """
+        key = " + ".join(self.columns)
+        if self.threshold is None:
+            return f"{key} equal"
+        return f"{key} within {self.threshold:g} ({self.metric})"
+
+    def keys(self, records):
+        """Each record's processed key: its present parts joined.
+
+        Parameters
+        ----------
+        records : pandas.DataFrame
+            The table.
+
+        Returns
+        -------
+        keys : ndarray of object (str)
+            "" for a record with no part present.
+        """
+        parts = [text_values(records[name]) for name in self.columns]
+        joined = np.array(
+            [" ".join(part for part in values if part) for values in zip(*parts)], dtype=object
+        )
+        return apply_processor(self.processor, joined, name=" + ".join(self.columns))
+
+    def n_pairs(self, records, sample_size=2000, random_state=0):
+        """How many pairs the rule makes in a self-join of ``records``.
+
+        Parameters
+        ----------
+        records : pandas.DataFrame
+            The table.
+        sample_size : int, default=2000
+            Records a threshold rule is joined on, when the table has more.
+        random_state : int, default=0
+            Seed of that sample.
+
+        Returns
+        -------
+        n_pairs : int
+            Exact for an equality rule (counted, not made); for a threshold,
+            the pairs of the sample scaled to the table.
+        """
+        if self.threshold is None:
+            keys = self.keys(records)
+            _, counts = np.unique(keys[keys != ""], return_counts=True)
+            return int((counts * (counts - 1) // 2).sum())
+        n_records = len(records)
+        if n_records <= sample_size:
+            return len(self.pairs(records)[0])
+        rows = np.random.default_rng(random_state).choice(n_records, sample_size, replace=False)
+        found = len(self.pairs(records.iloc[np.sort(rows)])[0])
+        return int(round(found * (n_records * (n_records - 1)) / (sample_size * (sample_size - 1))))
+
+    def pairs(self, records, other=None, n_jobs=None):
+        """Positions ``(i, j)`` of the pairs the rule makes.
+
+        Parameters
+        ----------
+        records : pandas.DataFrame
+            The table.
+        other : pandas.DataFrame, default=None
+            A second table (``None``: a self-join, each pair once, ``i < j``).
+        n_jobs : int, default=None
+            Threads of a threshold rule's join.
+
+        Returns
+        -------
+        left_index, right_index : ndarray of int64
+        """
+        left = self.keys(records)
+        right = None if other is None else self.keys(other)
+        if self.threshold is None:
+            return _equal_pairs(left, right)
+        return _near_pairs(left, right, self, n_jobs)
+
+
+def _equal_pairs(left, right):
+    pd = require_pandas("BlockingRule")
+    both = left if right is None else np.concatenate([left, right])
+    codes, _ = pd.factorize(both)
+    codes[both == ""] = -1
+    if right is None:
+        return _pairs_within_groups(codes)
+    left_codes, right_codes = codes[: len(left)], codes[len(left) :]
+    order = np.argsort(right_codes, kind="stable")
+    sorted_codes = right_codes[order]
+    start = np.searchsorted(sorted_codes, left_codes, side="left")
+    stop = np.searchsorted(sorted_codes, left_codes, side="right")
+    counts = np.where(left_codes >= 0, stop - start, 0)
+    rows = np.repeat(np.arange(len(left)), counts)
+    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    columns = order[np.repeat(start, counts) + offsets]
+    return rows.astype(np.int64), columns.astype(np.int64)
+
+
+def _pairs_within_groups(codes):
+    """Every pair ``i < j`` of rows with the same code (>= 0)."""
+    order = np.lexsort((np.arange(len(codes)), codes))
+    order = order[codes[order] >= 0]
+    sorted_codes = codes[order]
+    boundaries = np.flatnonzero(np.diff(sorted_codes)) + 1
+    starts = np.concatenate([[0], boundaries])
+    sizes = np.diff(np.concatenate([starts, [len(order)]]))
+    rows, columns = [], []
+    for start, size in zip(starts[sizes > 1], sizes[sizes > 1]):
+        members = order[start : start + size]
+        first, second = np.triu_indices(size, k=1)
+        rows.append(members[first])
+        columns.append(members[second])
+    if not rows:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(rows).astype(np.int64), np.concatenate(columns).astype(np.int64)
+
+
+def _near_pairs(left, right, rule, n_jobs):
+    left_present = np.flatnonzero(left != "")
+    right_present = None if right is None else np.flatnonzero(right != "")
+    rows, columns = [], []
+    if len(left_present) and (right is None or len(right_present)):
+        blocks = iter_similarity_join(
+            left[left_present],
+            None if right is None else right[right_present],
+            threshold=rule.threshold,
+            metric=rule.metric,
+            n_jobs=n_jobs,
+        )
+        for block_rows, block_columns, _ in blocks:
+            rows.append(left_present[block_rows])
+            columns.append((left_present if right is None else right_present)[block_columns])
+    if not rows:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(rows).astype(np.int64), np.concatenate(columns).astype(np.int64)
+
+
+def candidate_pairs(
+    records, rules, other=None, *, true_pairs=None, return_rules=False, n_jobs=None
+):
+    """The union of the pairs of every rule, and what each rule added.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        The table (a self-join: each pair once, ``i < j``).
+    rules : list of BlockingRule
+        The rules, applied in order.
+    other : pandas.DataFrame, default=None
+        A second table: pairs ``(row of records, row of other)``.
+    true_pairs : tuple of two arrays of int, default=None
+        Positions of known matches: the report then says the share of them
+        each rule's union so far covers.
+    return_rules : bool, default=False
+        Also return which rules found each pair.
+    n_jobs : int, default=None
+        Threads of the fuzzy rules' joins.
+
+    Returns
+    -------
+    left_index, right_index : ndarray of int64
+        The candidate pairs, sorted.
+    report : pandas.DataFrame
+        One row per rule: ``rule``, ``pairs`` (its own), ``new_pairs`` (not
+        made by an earlier rule), ``total_pairs`` and, with ``true_pairs``,
+        ``recall`` of the union so far.
+    found_by : ndarray of bool of shape (n_pairs, n_rules)
+        With ``return_rules=True``: whether each rule found each pair.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from sklearn_ed.records import BlockingRule, candidate_pairs
+    >>> people = pd.DataFrame({"first": ["ann", "ann", "bob"], "last": ["lee", "lea", "lee"]})
+    >>> rows, cols, report = candidate_pairs(
+    ...     people, [BlockingRule("first"), BlockingRule("last", threshold=1)])
+    >>> rows.tolist(), cols.tolist()
+    ([0, 0, 1], [1, 2, 2])
+    >>> report[["rule", "pairs", "new_pairs"]]
+                              rule  pairs  new_pairs
+    0                  first equal      1          1
+    1  last within 1 (levenshtein)      3          2
+    """
+    pd = require_pandas("candidate_pairs")
+    width = len(records if other is None else other)
+    seen = np.empty(0, dtype=np.int64)
+    rows, found = [], []
+    truth = None if true_pairs is None else _pair_keys(*true_pairs, width, ordered=other is None)
+    for rule in rules:
+        keys = np.unique(_pair_keys(*rule.pairs(records, other, n_jobs), width))
+        new = np.setdiff1d(keys, seen, assume_unique=True)
+        seen = np.union1d(seen, new)
+        found.append(keys)
+        row = {"rule": rule.describe(), "pairs": len(keys), "new_pairs": len(new)}
+        row["total_pairs"] = len(seen)
+        if truth is not None:
+            row["recall"] = np.isin(truth, seen).mean() if len(truth) else 1.0
+        rows.append(row)
+    result = (seen // width, seen % width, pd.DataFrame(rows))
+    if return_rules:
+        found_by = np.column_stack([np.isin(seen, keys) for keys in found] or [np.empty(0, bool)])
+        result += (found_by.reshape(len(seen), len(found)),)
+    return result
+
+
+def _pair_keys(rows, columns, width, ordered=False):
+    rows, columns = np.asarray(rows, np.int64), np.asarray(columns, np.int64)
+    if ordered:  # a self-join's pair is (lower, higher) however it was given
+        rows, columns = np.minimum(rows, columns), np.maximum(rows, columns)
+    return rows * width + columns

@@ -1,0 +1,205 @@
+"""One column of a record comparison: its metric, processor and levels.
+
+A value is missing when it is None, NaN or blank once processed (the
+``"default"`` processor turns ``" -- "`` into ``""``): a missing value is
+never equal, near or far; it has a level of its own (``MISSING``), which the
+Fellegi-Sunter model leaves out of a pair's weight.
+"""
+
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+
+from ..distances import get_metric
+from ..utils import PROCESSORS, apply_processor, saved_class
+
+MISSING = -1
+
+
+@saved_class()
+@dataclass(frozen=True)
+class Column:
+    """How one column of two records is compared.
+
+    A pair's level on the column is ``0`` when the processed values are
+    equal, ``i`` when their distance is at most ``thresholds[i - 1]`` (the
+    first that holds), ``len(thresholds) + 1`` otherwise, and ``-1``
+    (missing) when either value is missing, as splink's comparison levels.
+
+    Parameters
+    ----------
+    name : str
+        The column of the table.
+    metric : str, default="jaro_winkler"
+        A string metric of :func:`~sklearn_ed.distances.available_metrics`.
+    thresholds : tuple of float, default=(0.08, 0.2)
+        Increasing distances, in the metric's unit, that bound the levels
+        between "equal" and "else".
+    processor : {"lower", "default", "sort_tokens", "default_sort_tokens"}, default="default"
+        Applied to every value first, or None (numbers and dates are compared as
+        their text).
+
+    Examples
+    --------
+    >>> from sklearn_ed.records import Column
+    >>> column = Column("surname", thresholds=(0.15,))
+    >>> column.levels(["Smith", "Smith", "Smyth", None], ["smith", "Jones", "Smith", "Lee"])
+    array([ 0,  2,  1, -1], dtype=int8)
+    """
+
+    name: str
+    metric: str = "jaro_winkler"
+    thresholds: tuple = (0.08, 0.2)
+    processor: object = "default"
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"A column's name must be a non-empty str, got {self.name!r}.")
+        if get_metric(self.metric).input_type != "strings":
+            raise ValueError(
+                f"Column {self.name!r}: metric {self.metric!r} is not a string metric."
+            )
+        if self.processor is not None and self.processor not in PROCESSORS:
+            raise ValueError(
+                f"Column {self.name!r}: processor must be one of {sorted(PROCESSORS)} or None, "
+                f"got {self.processor!r}."
+            )
+        thresholds = tuple(self.thresholds)
+        if not all(isinstance(t, Real) and t >= 0 for t in thresholds) or list(
+            thresholds
+        ) != sorted(set(thresholds)):
+            raise ValueError(
+                f"Column {self.name!r}: thresholds must be increasing distances >= 0, "
+                f"got {self.thresholds!r}."
+            )
+        object.__setattr__(self, "thresholds", tuple(float(t) for t in thresholds))
+
+    @property
+    def n_levels(self):
+        """Levels a pair can have besides missing: equal, one per threshold, else."""
+        return len(self.thresholds) + 2
+
+    @property
+    def level_names(self):
+        """What each level means, in order (missing apart)."""
+        within = [f"within {threshold:g}" for threshold in self.thresholds]
+        return ["equal", *within, "else"]
+
+    def values(self, column):
+        """The processed values of a column ("" where missing).
+
+        Parameters
+        ----------
+        column : array-like
+            Raw values (str, numbers, None, NaN).
+
+        Returns
+        -------
+        values : ndarray of object (str)
+        """
+        return apply_processor(self.processor, text_values(column), name=self.name)
+
+    def levels(self, left, right):
+        """The level of each pair ``(left[i], right[i])`` of raw values.
+
+        Parameters
+        ----------
+        left, right : array-like of shape (n_pairs,)
+            Raw values.
+
+        Returns
+        -------
+        levels : ndarray of int8 of shape (n_pairs,)
+        """
+        return self.levels_of_values(self.values(left), self.values(right))
+
+    def levels_of_values(self, left, right):
+        """The level of each pair of processed values.
+
+        Parameters
+        ----------
+        left, right : ndarray of object of shape (n_pairs,)
+            Values from :meth:`values`.
+
+        Returns
+        -------
+        levels : ndarray of int8 of shape (n_pairs,)
+        """
+        levels = np.full(len(left), self.n_levels - 1, dtype=np.int8)
+        present = (left != "") & (right != "")
+        levels[~present] = MISSING
+        equal = present & (left == right)
+        levels[equal] = 0
+        unequal = np.flatnonzero(present & ~equal)
+        if len(unequal) and self.thresholds:
+            distances = self.distances_of_values(left[unequal], right[unequal])
+            # The first threshold that holds: thresholds increase.
+            within = np.searchsorted(np.asarray(self.thresholds), distances, side="left")
+            levels[unequal] = (within + 1).astype(np.int8)
+        return levels
+
+    def distances_of_values(self, left, right):
+        """The metric's distance of each pair of processed values.
+
+        Parameters
+        ----------
+        left, right : ndarray of object of shape (n_pairs,)
+            Values from :meth:`values`, none missing.
+
+        Returns
+        -------
+        distances : ndarray of float64 of shape (n_pairs,)
+        """
+        return np.asarray(get_metric(self.metric).paired(left, right), dtype=np.float64)
+
+    def similarities(self, left, right):
+        """``1 - distance`` of each pair of raw values, NaN where missing.
+
+        Parameters
+        ----------
+        left, right : array-like of shape (n_pairs,)
+            Raw values.
+
+        Returns
+        -------
+        similarities : ndarray of float64 of shape (n_pairs,)
+            In [0, 1] for a normalized metric.
+        """
+        left, right = self.values(left), self.values(right)
+        similarity = np.full(len(left), np.nan)
+        present = (left != "") & (right != "")
+        similarity[present] = 1.0 - self.distances_of_values(left[present], right[present])
+        return similarity
+
+
+def text_values(column):
+    """The values of a column as an object array of stripped str ("" where missing)."""
+    return np.array([_text(value) for value in column], dtype=object)
+
+
+def _text(value):
+    """A value as text: None and NaN (pandas' NA too) are blank."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    try:
+        if value != value:  # NaN, pd.NA raises below
+            return ""
+    except TypeError:
+        return ""
+    return str(value).strip()
+
+
+def as_columns(columns):
+    """``columns`` as a tuple of :class:`Column` (a name stands for the defaults)."""
+    if isinstance(columns, (str, Column)):
+        columns = [columns]
+    resolved = tuple(Column(spec) if isinstance(spec, str) else spec for spec in columns)
+    if not resolved or not all(isinstance(column, Column) for column in resolved):
+        raise TypeError("columns must be a non-empty list of Column or column names.")
+    names = [column.name for column in resolved]
+    if len(set(names)) != len(names):
+        raise ValueError(f"Each column may be compared once; got {names}.")
+    return resolved
