@@ -90,10 +90,11 @@ class BlockingRule:
         keys : ndarray of object (str)
             "" for a record with no part present.
         """
-        parts = [text_values(records[name]) for name in self.columns]
-        joined = np.array(
-            [" ".join(part for part in values if part) for values in zip(*parts)], dtype=object
-        )
+        joined = text_values(records[self.columns[0]])
+        for name in self.columns[1:]:
+            part = text_values(records[name])
+            spaced = np.where((joined != "") & (part != ""), " ", "").astype(object)
+            joined = joined + spaced + part
         return apply_processor(self.processor, joined, name=" + ".join(self.columns))
 
     def n_pairs(self, records, sample_size=2000, random_state=0):
@@ -115,8 +116,9 @@ class BlockingRule:
             the pairs of the sample scaled to the table.
         """
         if self.threshold is None:
+            pd = require_pandas("BlockingRule.n_pairs")
             keys = self.keys(records)
-            _, counts = np.unique(keys[keys != ""], return_counts=True)
+            counts = pd.Series(keys[keys != ""]).value_counts().to_numpy()
             return int((counts * (counts - 1) // 2).sum())
         n_records = len(records)
         if n_records <= sample_size:
@@ -169,21 +171,16 @@ def _equal_pairs(left, right):
 
 def _pairs_within_groups(codes):
     """Every pair ``i < j`` of rows with the same code (>= 0)."""
-    order = np.lexsort((np.arange(len(codes)), codes))
+    order = np.argsort(codes, kind="stable")
     order = order[codes[order] >= 0]
     sorted_codes = codes[order]
-    boundaries = np.flatnonzero(np.diff(sorted_codes)) + 1
-    starts = np.concatenate([[0], boundaries])
-    sizes = np.diff(np.concatenate([starts, [len(order)]]))
-    rows, columns = [], []
-    for start, size in zip(starts[sizes > 1], sizes[sizes > 1]):
-        members = order[start : start + size]
-        first, second = np.triu_indices(size, k=1)
-        rows.append(members[first])
-        columns.append(members[second])
-    if not rows:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.concatenate(rows).astype(np.int64), np.concatenate(columns).astype(np.int64)
+    group_end = np.searchsorted(sorted_codes, sorted_codes, side="right")
+    # Each row pairs with the rows after it in its group (rows ascend in a group).
+    counts = group_end - np.arange(len(order)) - 1
+    rows = np.repeat(order, counts)
+    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+    columns = order[np.repeat(np.arange(len(order)) + 1, counts) + offsets]
+    return rows.astype(np.int64), columns.astype(np.int64)
 
 
 def _near_pairs(left, right, rule, n_jobs):
@@ -254,24 +251,36 @@ def candidate_pairs(
     """
     pd = require_pandas("candidate_pairs")
     width = len(records if other is None else other)
-    seen = np.empty(0, dtype=np.int64)
-    rows, found = [], []
-    truth = None if true_pairs is None else _pair_keys(*true_pairs, width, ordered=other is None)
-    for rule in rules:
-        keys = np.unique(_pair_keys(*rule.pairs(records, other, n_jobs), width))
-        new = np.setdiff1d(keys, seen, assume_unique=True)
-        seen = np.union1d(seen, new)
-        found.append(keys)
-        row = {"rule": rule.describe(), "pairs": len(keys), "new_pairs": len(new)}
-        row["total_pairs"] = len(seen)
-        if truth is not None:
-            row["recall"] = np.isin(truth, seen).mean() if len(truth) else 1.0
-        rows.append(row)
-    result = (seen // width, seen % width, pd.DataFrame(rows))
-    if return_rules:
-        found_by = np.column_stack([np.isin(seen, keys) for keys in found] or [np.empty(0, bool)])
-        result += (found_by.reshape(len(seen), len(found)),)
-    return result
+    keys = [_pair_keys(*rule.pairs(records, other, n_jobs), width) for rule in rules]
+    # One sort of every rule's pairs (rule order kept among equal keys by a
+    # stable sort): each pair's first rule, and the rules that found it.
+    rule_of = np.repeat(np.arange(len(rules)), [len(part) for part in keys])
+    keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
+    order = np.argsort(keys, kind="stable")
+    keys, rule_of = keys[order], rule_of[order]
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = keys[1:] != keys[:-1]
+    pair_of = np.cumsum(first) - 1
+    unique = keys[first]
+    found_by = np.zeros((len(unique), len(rules)), dtype=bool)
+    found_by[pair_of, rule_of] = True
+    report = pd.DataFrame(
+        {
+            "rule": [rule.describe() for rule in rules],
+            "pairs": found_by.sum(axis=0),
+            "new_pairs": np.bincount(rule_of[first], minlength=len(rules)),
+        }
+    )
+    report["total_pairs"] = report["new_pairs"].cumsum()
+    if true_pairs is not None:
+        truth = _pair_keys(*true_pairs, width, ordered=other is None)
+        at = np.minimum(np.searchsorted(unique, truth), max(len(unique) - 1, 0))
+        hit = (unique[at] == truth) if len(unique) else np.zeros(len(truth), bool)
+        first_rule = np.where(hit, rule_of[first][at] if len(unique) else 0, len(rules))
+        covered = np.cumsum(np.bincount(first_rule, minlength=len(rules) + 1)[:-1])
+        report["recall"] = covered / len(truth) if len(truth) else 1.0
+    result = (unique // width, unique % width, report)
+    return result + (found_by,) if return_rules else result
 
 
 def _pair_keys(rows, columns, width, ordered=False):

@@ -12,7 +12,7 @@ from numbers import Real
 import numpy as np
 
 from ..distances import get_metric
-from ..utils import PROCESSORS, apply_processor, saved_class
+from ..utils import PROCESSORS, apply_processor, require_pandas, saved_class
 
 MISSING = -1
 
@@ -174,22 +174,14 @@ class Column:
 
 
 def text_values(column):
-    """The values of a column as an object array of stripped str ("" where missing)."""
-    return np.array([_text(value) for value in column], dtype=object)
-
-
-def _text(value):
-    """A value as text: None and NaN (pandas' NA too) are blank."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value.strip()
-    try:
-        if value != value:  # NaN, pd.NA raises below
-            return ""
-    except TypeError:
-        return ""
-    return str(value).strip()
+    """The values of a column as an object array of stripped str ("" where missing:
+    None, NaN, pandas' NA)."""
+    pd = require_pandas("sklearn_ed.records")
+    values = pd.Series(np.asarray(column, dtype=object), dtype=object)
+    missing = values.isna().to_numpy()
+    text = values.astype(str).str.strip().to_numpy(dtype=object)
+    text[missing] = ""
+    return text
 
 
 def as_columns(columns):

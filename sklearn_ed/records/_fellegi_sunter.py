@@ -17,6 +17,7 @@ Without random pairs, EM fits ``m``, ``u`` and the prior on the pairs given
 (Winkler 1988).
 """
 
+from collections import namedtuple
 from numbers import Integral, Real
 
 import numpy as np
@@ -26,6 +27,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils import saved_class
 from ._columns import MISSING
+
+_Patterns = namedtuple("_Patterns", "levels counts inverse")
 
 # Counts added to every level so that a level no pair had keeps a finite
 # weight (a soc_sec_id no random pair shares: u would be 0).
@@ -135,27 +138,31 @@ class FellegiSunter(BaseEstimator):
         levels = _levels_array(X)
         if len(levels) == 0:
             raise ValueError("Fellegi-Sunter needs at least one pair to fit.")
+        # EM runs on the distinct level patterns, weighted by their counts:
+        # a few hundred rows stand for millions of pairs.
+        pairs = _patterns(levels)
         if random_levels is None:
             if sessions is not None or n_record_pairs is not None:
                 raise ValueError(
                     "sessions and n_record_pairs need the random_levels of random pairs."
                 )
             self.n_levels_ = _n_levels(levels)
-            u = _frequencies(levels, np.ones(len(levels)), self.n_levels_)
-            m, u, prior, self.n_iter_ = self._em(levels, u, fixed_u=False)
+            u = _frequencies(pairs.levels, pairs.counts, self.n_levels_)
+            m, u, prior, self.n_iter_ = self._em(pairs.levels, pairs.counts, u, fixed_u=False)
         else:
             random_levels = _levels_array(random_levels)
             if random_levels.shape[1] != levels.shape[1]:
                 raise ValueError(
                     f"random_levels has {random_levels.shape[1]} columns, X {levels.shape[1]}."
                 )
-            self.n_levels_ = _n_levels(np.vstack([levels, random_levels]))
-            u = _frequencies(random_levels, np.ones(len(random_levels)), self.n_levels_)
-            m = self._session_m(levels, u, sessions)
-            prior = _record_prior(levels, m, u, n_record_pairs)
+            self.n_levels_ = _n_levels(np.vstack([pairs.levels, random_levels]))
+            random_pairs = _patterns(random_levels)
+            u = _frequencies(random_pairs.levels, random_pairs.counts, self.n_levels_)
+            m = self._session_m(pairs, u, sessions)
+            prior = _record_prior(pairs, m, u, n_record_pairs)
         self.m_probabilities_, self.u_probabilities_, self.prior_ = m, u, prior
         self.match_weights_ = np.log2(m / u)
-        self._set_threshold(self.predict_proba(levels)[:, 1])
+        self._set_threshold(self.predict_proba(pairs.levels)[:, 1], pairs.counts)
         return self
 
     def decision_function(self, X):
@@ -226,17 +233,20 @@ class FellegiSunter(BaseEstimator):
             )
         return levels
 
-    def _session_m(self, levels, u, sessions):
+    def _session_m(self, pairs, u, sessions):
         """Each column's m: the mean of the EM estimates of the sessions it is free in."""
-        sessions = [(np.arange(len(levels)), ())] if sessions is None else sessions
+        if sessions is None:
+            sessions = [(np.arange(len(pairs.inverse)), ())]
         estimates, iterations = [], 0
         for indices, blocked in sessions:
-            indices = np.asarray(indices, dtype=np.int64)
-            if len(indices) == 0:
+            counts = np.bincount(
+                pairs.inverse[np.asarray(indices, dtype=np.int64)], minlength=len(pairs.counts)
+            )
+            if not counts.any():
                 continue
-            session = levels[indices]
+            session = pairs.levels[counts > 0]
             session[:, list(blocked)] = MISSING
-            m, _, _, n_iter = self._em(session, u, fixed_u=True)
+            m, _, _, n_iter = self._em(session, counts[counts > 0], u, fixed_u=True)
             m[list(blocked)] = np.nan
             estimates.append(m)
             iterations += n_iter
@@ -253,7 +263,7 @@ class FellegiSunter(BaseEstimator):
         m = np.nansum(estimates, axis=0) / np.maximum(counts, 1)
         return _masked(m, self.n_levels_)
 
-    def _em(self, levels, u, fixed_u):
+    def _em(self, levels, counts, u, fixed_u):
         """EM from m mostly at level 0 (equal): ``(m, u, prior, iterations)``."""
         width = int(self.n_levels_.max())
         start = np.exp(-2.0 * np.arange(width))
@@ -262,9 +272,13 @@ class FellegiSunter(BaseEstimator):
         prior = 0.1
         for iteration in range(1, self.max_iter + 1):
             match = _posterior(levels, m, u, prior)
-            new_m = _frequencies(levels, match, self.n_levels_)
-            new_u = u if fixed_u else _frequencies(levels, 1.0 - match, self.n_levels_)
-            new_prior = float(np.clip(match.mean(), 1e-9, 1 - 1e-9))
+            new_m = _frequencies(levels, counts * match, self.n_levels_, counts.sum())
+            new_u = (
+                u
+                if fixed_u
+                else _frequencies(levels, counts * (1.0 - match), self.n_levels_, counts.sum())
+            )
+            new_prior = float(np.clip(np.dot(counts, match) / counts.sum(), 1e-9, 1 - 1e-9))
             change = max(
                 np.nanmax(np.abs(new_m - m)), np.nanmax(np.abs(new_u - u)), abs(new_prior - prior)
             )
@@ -273,19 +287,20 @@ class FellegiSunter(BaseEstimator):
                 break
         return m, u, prior, iteration
 
-    def _set_threshold(self, probabilities):
+    def _set_threshold(self, probabilities, counts):
+        """The threshold, and the precision and recall the model expects at it, from
+        the patterns' probabilities and counts (most probable first)."""
         order = np.argsort(-probabilities, kind="stable")
-        expected_true = np.cumsum(probabilities[order])
+        expected_true = np.cumsum(probabilities[order] * counts[order])
+        kept = np.cumsum(counts[order])
         total = expected_true[-1]
-        f1 = 2.0 * expected_true / (np.arange(1, len(order) + 1) + total)
         if self.threshold == "auto":
-            best = int(np.argmax(f1))
-            self.threshold_ = float(probabilities[order[best]])
+            self.threshold_ = float(probabilities[order[np.argmax(expected_true / (kept + total))]])
         else:
             self.threshold_ = float(self.threshold)
-        kept = int(np.searchsorted(-probabilities[order], -self.threshold_, side="right"))
-        self.estimated_precision_ = float(expected_true[kept - 1] / kept) if kept else 1.0
-        self.estimated_recall_ = float(expected_true[kept - 1] / total) if kept and total else 0.0
+        at = int(np.searchsorted(-probabilities[order], -self.threshold_, side="right")) - 1
+        self.estimated_precision_ = float(expected_true[at] / kept[at]) if at >= 0 else 1.0
+        self.estimated_recall_ = float(expected_true[at] / total) if at >= 0 and total else 0.0
 
 
 def _levels_array(X):
@@ -305,19 +320,33 @@ def _n_levels(levels):
     return np.maximum(levels.max(axis=0) + 1, 1)
 
 
-def _record_prior(levels, m, u, n_record_pairs, max_iter=500):
+def _patterns(levels):
+    """The distinct rows of ``levels``, how many times each occurs, and each row's."""
+    radix = int(levels.max(initial=0)) + 2  # levels from -1
+    if levels.shape[1] * np.log2(radix) >= 62:
+        distinct, inverse, counts = np.unique(
+            levels, axis=0, return_inverse=True, return_counts=True
+        )
+        return _Patterns(distinct, counts.astype(np.float64), inverse.reshape(-1))
+    codes = (levels + 1) @ (radix ** np.arange(levels.shape[1], dtype=np.int64))
+    unique_codes, inverse, counts = np.unique(codes, return_inverse=True, return_counts=True)
+    distinct = unique_codes[:, None] // radix ** np.arange(levels.shape[1]) % radix - 1
+    return _Patterns(distinct, counts.astype(np.float64), inverse.reshape(-1))
+
+
+def _record_prior(pairs, m, u, n_record_pairs, max_iter=500):
     """Share of matches: among ``levels`` (``n_record_pairs`` None), or among the
     record pairs, the candidates holding every match: ``prior * n_record_pairs``
     equals the candidates' expected matches at that prior (a fixed point,
     reached from above)."""
-    total = len(levels) if n_record_pairs is None else n_record_pairs
-    if total < len(levels):
-        raise ValueError(f"n_record_pairs={n_record_pairs} is below the {len(levels)} pairs.")
-    prior = 0.5 if n_record_pairs is None else len(levels) / total
+    n_pairs = pairs.counts.sum()
+    total = n_pairs if n_record_pairs is None else n_record_pairs
+    if total < n_pairs:
+        raise ValueError(f"n_record_pairs={n_record_pairs} is below the {n_pairs:.0f} pairs.")
+    prior = 0.5 if n_record_pairs is None else n_pairs / total
     for _ in range(max_iter):
-        new_prior = float(
-            np.clip(_posterior(levels, m, u, min(prior, 1 - 1e-9)).sum() / total, 1e-15, 1 - 1e-9)
-        )
+        expected = np.dot(pairs.counts, _posterior(pairs.levels, m, u, min(prior, 1 - 1e-9)))
+        new_prior = float(np.clip(expected / total, 1e-15, 1 - 1e-9))
         if abs(new_prior - prior) <= 1e-6 * prior:
             return new_prior
         prior = new_prior
@@ -330,8 +359,9 @@ def _masked(table, n_levels):
     return np.where(beyond, np.nan, table)
 
 
-def _frequencies(levels, weights, n_levels):
-    """Weighted frequency of each column's levels, missing left out, smoothed."""
+def _frequencies(levels, weights, n_levels, n_pairs=None):
+    """Weighted frequency of each column's levels, missing left out, smoothed by
+    half a pair's mean weight (over ``n_pairs``, the pairs the rows stand for)."""
     width = int(n_levels.max())
     table = np.empty((levels.shape[1], width))
     for column in range(levels.shape[1]):
@@ -339,7 +369,8 @@ def _frequencies(levels, weights, n_levels):
         table[column] = np.bincount(
             levels[present, column], weights=weights[present], minlength=width
         )[:width]
-    table = _masked(table + _PSEUDO_COUNT * weights.sum() / max(len(weights), 1), n_levels)
+    n_pairs = weights.sum() if n_pairs is None else n_pairs
+    table = _masked(table + _PSEUDO_COUNT * weights.sum() / max(n_pairs, 1), n_levels)
     return table / np.nansum(table, axis=1, keepdims=True)
 
 
