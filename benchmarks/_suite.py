@@ -457,6 +457,13 @@ RUNS = [
         docs="user_guide/dedup",
     ),
     Run(
+        "records",
+        "bench_records",
+        "--json '{results}/records.json'",
+        minutes=20,
+        docs="user_guide/records",
+    ),
+    Run(
         "matrix_joins",
         "bench_matrix",
         "--part join --bases records:10000 names:10000 words:10000 "
@@ -527,6 +534,9 @@ RENDERED = [
     "knn_ties_accuracy.csv",
     "knn_ties_agreement.csv",
     "recipes.csv",
+    "records_febrl1.csv",
+    "records_febrl2.csv",
+    "records_scale.csv",
     "words_scale.csv",
 ]
 

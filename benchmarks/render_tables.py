@@ -408,6 +408,54 @@ def words_scale():
     )
 
 
+def records():
+    """FEBRL quality and time per method; the generated records at each size."""
+    results = _load("records.json")
+    if results is None:
+        return
+    for name, rows in results["febrl"].items():
+        _write(
+            f"records_{name}.csv",
+            ["method", "precision", "recall", "F1", "seconds"],
+            [
+                [row["method"], *(f"{row[key]:.3f}" for key in ("precision", "recall", "f1"))]
+                + [f"{row['seconds']:.2f}"]
+                for row in rows
+            ],
+        )
+    scale = []
+    for row in results["scale"]:
+        one_string = row.get("one_string_f1")
+        scale.append(
+            [
+                f"{row['n']:,}",
+                f"{row['candidates']:,}",
+                f"{row['candidate_recall']:.4f}",
+                f"{row['equality_pairs']:,}",
+                f"{row['equality_recall']:.4f}",
+                f"{row['seconds']:.1f}",
+                f"{row['peak_gib']:.2f}",
+                f"{row['f1']:.3f}",
+                "-" if one_string is None else f"{one_string:.3f}",
+            ]
+        )
+    _write(
+        "records_scale.csv",
+        [
+            "records",
+            "candidate pairs",
+            "true pairs held",
+            "equality rules: pairs",
+            "equality rules: true pairs held",
+            "fit (s)",
+            "peak memory (GiB)",
+            "pair F1",
+            "one string: pair F1",
+        ],
+        scale,
+    )
+
+
 def headline_markdown():
     """The landing page's table as Markdown, for the README's results section."""
     with open(os.path.join(RESULTS, "headline.csv"), newline="") as file:
@@ -446,6 +494,7 @@ def main():
     headline()
     knn_ties()
     recipes()
+    records()
     words_scale()
     readme()
 

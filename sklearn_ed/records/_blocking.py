@@ -9,6 +9,7 @@ a blank city is still keyed by its name); a record with no part is paired by
 no rule.
 """
 
+import time
 from dataclasses import dataclass
 from numbers import Real
 
@@ -230,8 +231,8 @@ def candidate_pairs(
         The candidate pairs, sorted.
     report : pandas.DataFrame
         One row per rule: ``rule``, ``pairs`` (its own), ``new_pairs`` (not
-        made by an earlier rule), ``total_pairs`` and, with ``true_pairs``,
-        ``recall`` of the union so far.
+        made by an earlier rule), ``total_pairs``, ``seconds`` (the time the
+        rule took) and, with ``true_pairs``, ``recall`` of the union so far.
     found_by : ndarray of bool of shape (n_pairs, n_rules)
         With ``return_rules=True``: whether each rule found each pair.
 
@@ -251,36 +252,54 @@ def candidate_pairs(
     """
     pd = require_pandas("candidate_pairs")
     width = len(records if other is None else other)
-    keys = [_pair_keys(*rule.pairs(records, other, n_jobs), width) for rule in rules]
-    # One sort of every rule's pairs (rule order kept among equal keys by a
-    # stable sort): each pair's first rule, and the rules that found it.
-    rule_of = np.repeat(np.arange(len(rules)), [len(part) for part in keys])
-    keys = np.concatenate(keys) if keys else np.empty(0, np.int64)
-    order = np.argsort(keys, kind="stable")
-    keys, rule_of = keys[order], rule_of[order]
-    first = np.ones(len(keys), dtype=bool)
-    first[1:] = keys[1:] != keys[:-1]
-    pair_of = np.cumsum(first) - 1
-    unique = keys[first]
-    found_by = np.zeros((len(unique), len(rules)), dtype=bool)
-    found_by[pair_of, rule_of] = True
+    seen = np.empty(0, dtype=np.int64)  # the union so far, sorted
+    found, new_pairs, seconds = [], [], []
+    for rule in rules:
+        started = time.perf_counter()
+        keys = _sorted_unique(_pair_keys(*rule.pairs(records, other, n_jobs), width))
+        seconds.append(time.perf_counter() - started)
+        new = keys[~_in_sorted(keys, seen)]
+        # Two sorted runs: a stable sort merges them in linear time.
+        seen = np.sort(np.concatenate([seen, new]), kind="stable")
+        found.append(keys)
+        new_pairs.append(len(new))
     report = pd.DataFrame(
         {
             "rule": [rule.describe() for rule in rules],
-            "pairs": found_by.sum(axis=0),
-            "new_pairs": np.bincount(rule_of[first], minlength=len(rules)),
+            "pairs": [len(keys) for keys in found],
+            "new_pairs": new_pairs,
         }
     )
     report["total_pairs"] = report["new_pairs"].cumsum()
+    report["seconds"] = seconds
     if true_pairs is not None:
         truth = _pair_keys(*true_pairs, width, ordered=other is None)
-        at = np.minimum(np.searchsorted(unique, truth), max(len(unique) - 1, 0))
-        hit = (unique[at] == truth) if len(unique) else np.zeros(len(truth), bool)
-        first_rule = np.where(hit, rule_of[first][at] if len(unique) else 0, len(rules))
-        covered = np.cumsum(np.bincount(first_rule, minlength=len(rules) + 1)[:-1])
-        report["recall"] = covered / len(truth) if len(truth) else 1.0
-    result = (unique // width, unique % width, report)
-    return result + (found_by,) if return_rules else result
+        covered = np.zeros(len(truth), dtype=bool)
+        recall = []
+        for keys in found:
+            covered |= _in_sorted(truth, keys)
+            recall.append(covered.mean() if len(truth) else 1.0)
+        report["recall"] = recall
+    result = (seen // width, seen % width, report)
+    if not return_rules:
+        return result
+    found_by = np.zeros((len(seen), len(rules)), dtype=bool)
+    for position, keys in enumerate(found):
+        found_by[np.searchsorted(seen, keys), position] = True
+    return result + (found_by,)
+
+
+def _sorted_unique(keys):
+    keys = np.sort(keys)
+    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) else keys
+
+
+def _in_sorted(values, sorted_keys):
+    """Whether each value is one of ``sorted_keys``."""
+    if not len(sorted_keys):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_keys, values), len(sorted_keys) - 1)
+    return sorted_keys[at] == values
 
 
 def _pair_keys(rows, columns, width, ordered=False):

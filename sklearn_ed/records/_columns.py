@@ -114,13 +114,15 @@ class Column:
         """
         return self.levels_of_values(self.values(left), self.values(right))
 
-    def levels_of_values(self, left, right):
+    def levels_of_values(self, left, right, workers=1):
         """The level of each pair of processed values.
 
         Parameters
         ----------
         left, right : ndarray of object of shape (n_pairs,)
             Values from :meth:`values`.
+        workers : int, default=1
+            Threads of the distances (rapidfuzz's ``workers``; -1: all cores).
 
         Returns
         -------
@@ -133,25 +135,34 @@ class Column:
         levels[equal] = 0
         unequal = np.flatnonzero(present & ~equal)
         if len(unequal) and self.thresholds:
-            distances = self.distances_of_values(left[unequal], right[unequal])
+            # Beyond the last threshold a distance only needs to be known as "else".
+            distances = self.distances_of_values(
+                left[unequal], right[unequal], self.thresholds[-1], workers
+            )
             # The first threshold that holds: thresholds increase.
             within = np.searchsorted(np.asarray(self.thresholds), distances, side="left")
             levels[unequal] = (within + 1).astype(np.int8)
         return levels
 
-    def distances_of_values(self, left, right):
+    def distances_of_values(self, left, right, score_cutoff=None, workers=1):
         """The metric's distance of each pair of processed values.
 
         Parameters
         ----------
         left, right : ndarray of object of shape (n_pairs,)
             Values from :meth:`values`, none missing.
+        score_cutoff : float, default=None
+            A distance beyond it may be returned as any value beyond it.
+        workers : int, default=1
+            Threads (rapidfuzz's ``workers``; -1: all cores).
 
         Returns
         -------
         distances : ndarray of float64 of shape (n_pairs,)
         """
-        return np.asarray(get_metric(self.metric).paired(left, right), dtype=np.float64)
+        paired = get_metric(self.metric).paired
+        distances = paired(left, right, score_cutoff=score_cutoff, workers=workers)
+        return np.asarray(distances, dtype=np.float64)
 
     def similarities(self, left, right):
         """``1 - distance`` of each pair of raw values, NaN where missing.

@@ -14,21 +14,28 @@ from ._blocking import BlockingRule, candidate_pairs
 from ._columns import as_columns, text_values
 from ._fellegi_sunter import FellegiSunter
 
-# The default blocking: each compared column equal, and within this many
-# edits, where the rule makes at most this many pairs per record (not a state
-# column; not the dates, within two edits of too many others).
-DEFAULT_BLOCKING_EDITS = 2
+# The default blocking: each compared column equal, and within a few edits,
+# where the rule makes at most this many pairs per record (not a state
+# column; not the dates, within an edit of too many others).
 DEFAULT_PAIRS_PER_RECORD = 20
+# Two edits for values this long on average, one for shorter ones: the join's
+# partition filter cuts a value into edits + 1 segments, and segments under
+# six characters prune little (two edits of 13-character names cost 30x one).
+TWO_EDITS_FROM_LENGTH = 18
+# Pairs whose levels are computed at once.
+LEVELS_CHUNK = 2**20
 
 
 def default_blocking(table, columns):
-    """Each compared column equal, and within two edits, where that is selective."""
+    """Each compared column equal, and within one or two edits, where that is selective."""
     rules = []
     for column in columns:
         equal = BlockingRule(column.name, processor=column.processor)
-        near = BlockingRule(
-            column.name, threshold=DEFAULT_BLOCKING_EDITS, processor=column.processor
-        )
+        keys = equal.keys(table)
+        present = keys[keys != ""]
+        mean_length = np.mean([len(key) for key in present]) if len(present) else 0.0
+        edits = 2 if mean_length >= TWO_EDITS_FROM_LENGTH else 1
+        near = BlockingRule(column.name, threshold=edits, processor=column.processor)
         rules += [
             rule
             for rule in (equal, near)
@@ -62,9 +69,10 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
         The columns compared (a name stands for ``Column(name)``).
     blocking : list of BlockingRule, default=None
         The rules of candidate pairs. ``None``: each compared column equal,
-        and each within Levenshtein distance 2, where the rule makes at most
-        20 pairs per record (counted, or estimated on 2,000 records): not a
-        state column, nor dates within two edits.
+        and each within Levenshtein distance 2 (1 for values under 18
+        characters on average), where the rule makes at most 20 pairs per
+        record (counted, or estimated on 2,000 records): not a state column,
+        nor dates within an edit.
     threshold : "auto" or float in (0, 1), default="auto"
         Match probability from which a pair matches (``"auto"``: the one of
         best F1 as the model estimates it).
@@ -200,7 +208,7 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
         self.candidate_pairs_ = np.column_stack([rows, columns])
         self.candidate_levels_ = levels
         self.record_ids_ = table.index.to_numpy()
-        probability = self.model_.predict_proba(levels)[:, 1]
+        probability = 1.0 / (1.0 + np.exp2(-self.model_.decision_function(levels)))
         match = probability >= self.model_.threshold_
         self.labels_, _ = group_pairs(
             len(table), rows[match], columns[match], 1.0 - probability[match], self.linkage
@@ -312,7 +320,7 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
         names = [column.name for column in self.columns_]
         return [
             (
-                np.flatnonzero(found_by[:, position]),
+                found_by[:, position],
                 tuple(names.index(name) for name in rule.columns if name in names),
             )
             for position, rule in enumerate(self.blocking_)
@@ -338,11 +346,20 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
         return [column.values(table[column.name]) for column in self.columns_]
 
     def _levels(self, left_values, right_values, rows, columns):
-        levels = [
-            column.levels_of_values(left[rows], right[columns])
-            for column, left, right in zip(self.columns_, left_values, right_values)
-        ]
-        return np.column_stack(levels) if levels else np.empty((len(rows), 0), np.int8)
+        """The levels of the pairs, a chunk at a time (the values of a chunk's
+        pairs are gathered as object arrays: their memory is bounded)."""
+        levels = np.empty((len(rows), len(self.columns_)), dtype=np.int8)
+        workers = 1 if self.n_jobs is None else self.n_jobs
+        for start in range(0, len(rows), LEVELS_CHUNK):
+            chunk = slice(start, start + LEVELS_CHUNK)
+            left_rows, right_rows = rows[chunk], columns[chunk]
+            for position, column in enumerate(self.columns_):
+                levels[chunk, position] = column.levels_of_values(
+                    left_values[position][left_rows],
+                    right_values[position][right_rows],
+                    workers,
+                )
+        return levels
 
     def _random_pairs(self, n_records):
         random = check_random_state(self.random_state)
@@ -353,7 +370,7 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
 
     def _pairs_frame(self, left_ids, right_ids, rows, columns, levels):
         pd = require_pandas("RecordDeduplicator")
-        probability = self.model_.predict_proba(levels)[:, 1]
+        probability = 1.0 / (1.0 + np.exp2(-self.model_.decision_function(levels)))
         frame = {
             "left": np.asarray(left_ids)[rows],
             "right": np.asarray(right_ids)[columns],

@@ -118,7 +118,7 @@ class FellegiSunter(BaseEstimator):
             Levels of random pairs: ``u`` is their level frequencies, fixed,
             and EM fits ``m`` alone. ``None``: EM fits ``m``, ``u`` and the
             prior on ``X`` (Winkler's EM on pairs of any origin).
-        sessions : list of (indices, blocked columns), default=None
+        sessions : list of (indices or mask, blocked columns), default=None
             With ``random_levels``: the pairs each blocking rule found and
             the positions of the columns it blocked on. EM runs once per
             session without its blocked columns (their levels are not free
@@ -178,7 +178,9 @@ class FellegiSunter(BaseEstimator):
         """
         check_is_fitted(self, "match_weights_")
         prior_weight = np.log2(self.prior_ / (1.0 - self.prior_))
-        return prior_weight + self.contributions(X).sum(axis=1)
+        # Weighed once per distinct pattern of levels: millions of pairs share a few hundred.
+        pairs = _patterns(self._checked(X))
+        return (prior_weight + self.contributions(pairs.levels).sum(axis=1))[pairs.inverse]
 
     def contributions(self, X):
         """What each column adds to each pair's match weight (0 where missing).
@@ -239,9 +241,10 @@ class FellegiSunter(BaseEstimator):
             sessions = [(np.arange(len(pairs.inverse)), ())]
         estimates, iterations = [], 0
         for indices, blocked in sessions:
-            counts = np.bincount(
-                pairs.inverse[np.asarray(indices, dtype=np.int64)], minlength=len(pairs.counts)
-            )
+            indices = np.asarray(indices)
+            if indices.dtype != bool:
+                indices = indices.astype(np.int64)
+            counts = np.bincount(pairs.inverse[indices], minlength=len(pairs.counts))
             if not counts.any():
                 continue
             session = pairs.levels[counts > 0]
@@ -310,7 +313,8 @@ def _levels_array(X):
             f"Levels must be a 2-D array of integers, got shape {levels.shape} "
             f"and dtype {levels.dtype}."
         )
-    levels = levels.astype(np.int64)
+    if levels.dtype.itemsize > 2 or levels.dtype.kind == "u":
+        levels = levels.astype(np.int64)  # out-of-range values must stay visible below
     if levels.size and levels.min() < MISSING:
         raise ValueError(f"Levels are >= 0, or {MISSING} for missing; got {levels.min()}.")
     return levels
@@ -328,9 +332,12 @@ def _patterns(levels):
             levels, axis=0, return_inverse=True, return_counts=True
         )
         return _Patterns(distinct, counts.astype(np.float64), inverse.reshape(-1))
-    codes = (levels + 1) @ (radix ** np.arange(levels.shape[1], dtype=np.int64))
+    codes = np.zeros(len(levels), dtype=np.int64)
+    for column in range(levels.shape[1]):  # a column at a time: no int64 copy of levels
+        codes += (levels[:, column].astype(np.int64) + 1) * radix**column
     unique_codes, inverse, counts = np.unique(codes, return_inverse=True, return_counts=True)
     distinct = unique_codes[:, None] // radix ** np.arange(levels.shape[1]) % radix - 1
+    distinct = distinct.astype(np.int64)
     return _Patterns(distinct, counts.astype(np.float64), inverse.reshape(-1))
 
 
