@@ -230,6 +230,58 @@ def dedup_time_growth(out):
     return _save(fig, out / "dedup_time_growth.png")
 
 
+def records_growth(out):
+    """Generated person records: fit seconds and candidate pairs against size, log-log."""
+    results = _load("records.json")
+    if results is None or not results.get("scale"):
+        return None
+    rows = results["scale"]
+    sizes = [row["n"] for row in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.8))
+    left.plot(
+        sizes,
+        [row["seconds"] for row in rows],
+        "-o",
+        color=COLOURS["sklearn-ed"],
+        label="RecordDeduplicator, whole fit",
+    )
+    one_string = [
+        (row["n"], row["one_string_seconds"]) for row in rows if "one_string_seconds" in row
+    ]
+    if one_string:
+        left.plot(
+            *zip(*one_string),
+            "--s",
+            color=COLOURS["brute"],
+            label="StringDeduplicator, one string, 0.85",
+        )
+    left.set_ylabel("seconds (log scale)")
+    left.set_title("Time, 2 threads")
+    right.plot(
+        sizes,
+        [row["candidates"] for row in rows],
+        "-o",
+        color=COLOURS["sklearn-ed"],
+        label="default blocking (fuzzy + equal)",
+    )
+    right.plot(
+        sizes,
+        [row["equality_pairs"] for row in rows],
+        "--D",
+        color=COLOURS["peer"],
+        label="equality rules alone",
+    )
+    right.set_ylabel("candidate pairs (log scale)")
+    right.set_title("Candidate pairs")
+    for ax in (left, right):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("records (log scale)")
+        ax.legend(loc="upper left", fontsize=8)
+        ax.grid(True, which="major", alpha=0.3)
+    return _save(fig, out / "records_growth.png")
+
+
 def _log_table(name, index):
     """Table ``index`` of the printed log ``name`` (the docs' parser)."""
     if str(_DOCS_EXTENSIONS) not in sys.path:
@@ -351,6 +403,7 @@ def render(out):
                 index_words_speed_recall,
                 defaults_reads_time,
                 dedup_time_growth,
+                records_growth,
                 words_scale_growth,
             )
         ]

@@ -190,6 +190,8 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
             table, self.blocking_, return_rules=True, n_jobs=self.n_jobs
         )
         self.blocking_report_ = report.to_dict(orient="list")
+        self.candidate_pairs_ = np.column_stack([rows, columns])
+        rows, columns = self.candidate_pairs_.T  # views: the pairs are held once
         values = self._values(table)
         levels = self._levels(values, values, rows, columns)
         random_rows, random_columns = self._random_pairs(len(table))
@@ -205,7 +207,6 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
             sessions=self._sessions(found_by),
             n_record_pairs=len(table) * (len(table) - 1) // 2,
         )
-        self.candidate_pairs_ = np.column_stack([rows, columns])
         self.candidate_levels_ = levels
         self.record_ids_ = table.index.to_numpy()
         probability = 1.0 / (1.0 + np.exp2(-self.model_.decision_function(levels)))

@@ -327,18 +327,24 @@ def _n_levels(levels):
 def _patterns(levels):
     """The distinct rows of ``levels``, how many times each occurs, and each row's."""
     radix = int(levels.max(initial=0)) + 2  # levels from -1
-    if levels.shape[1] * np.log2(radix) >= 62:
+    if levels.shape[1] * np.log2(radix) >= 24:
         distinct, inverse, counts = np.unique(
             levels, axis=0, return_inverse=True, return_counts=True
         )
         return _Patterns(distinct, counts.astype(np.float64), inverse.reshape(-1))
-    codes = np.zeros(len(levels), dtype=np.int64)
-    for column in range(levels.shape[1]):  # a column at a time: no int64 copy of levels
-        codes += (levels[:, column].astype(np.int64) + 1) * radix**column
-    unique_codes, inverse, counts = np.unique(codes, return_inverse=True, return_counts=True)
-    distinct = unique_codes[:, None] // radix ** np.arange(levels.shape[1]) % radix - 1
-    distinct = distinct.astype(np.int64)
-    return _Patterns(distinct, counts.astype(np.float64), inverse.reshape(-1))
+    # Few possible patterns: each row's code counted and renumbered by table
+    # lookups, in linear time and int32 memory (no sort of millions of rows).
+    codes = np.zeros(len(levels), dtype=np.int32)
+    for column in range(levels.shape[1]):  # a column at a time: no wide copy of levels
+        codes += (levels[:, column].astype(np.int32) + 1) * radix**column
+    counts = np.bincount(codes, minlength=radix ** levels.shape[1])
+    present = np.flatnonzero(counts)
+    renumbered = np.zeros(len(counts), dtype=np.int32)
+    renumbered[present] = np.arange(len(present), dtype=np.int32)
+    distinct = present[:, None] // radix ** np.arange(levels.shape[1]) % radix - 1
+    return _Patterns(
+        distinct.astype(np.int64), counts[present].astype(np.float64), renumbered[codes]
+    )
 
 
 def _record_prior(pairs, m, u, n_record_pairs, max_iter=500):

@@ -127,3 +127,16 @@ def test_levels_beyond_the_fitted_ones_are_refused(pairs):
     model = FellegiSunter().fit(levels)
     with pytest.raises(ValueError, match="fitted on 3"):
         model.predict(np.array([[0, 0, 3]]))
+
+
+def test_save_load_and_clone_keep_the_weights(tmp_path, pairs):
+    from sklearn.base import clone
+
+    from sklearn_ed import load, save
+
+    levels, _, random_levels = pairs
+    model = FellegiSunter(threshold=0.9).fit(levels, random_levels=random_levels)
+    save(model, tmp_path / "model")
+    loaded = load(tmp_path / "model")
+    assert np.array_equal(loaded.decision_function(levels), model.decision_function(levels))
+    assert clone(model).get_params() == model.get_params()
