@@ -293,9 +293,9 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
         Returns
         -------
         pairs : pandas.DataFrame
-            As :meth:`pairs_frame`: ``left`` is the new record's label, ``right`` the
-            fitted one's (with their positions in ``left_position`` and
-            ``right_position``).
+            As :meth:`pairs_frame`: ``left`` is the new record's index label,
+            ``right`` the fitted one's (their positions in ``left_position``
+            and ``right_position``).
         """
         check_is_fitted(self, "model_")
         pd = require_pandas("RecordDeduplicator.link")
@@ -303,7 +303,7 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
         fitted = pd.DataFrame(self.fitted_text_)
         rows, columns, _ = candidate_pairs(table, self.blocking_, fitted, n_jobs=self.n_jobs)
         levels = self._levels(self._values(table), self._values(fitted), rows, columns)
-        pairs = self._pairs_frame(table.index, np.arange(len(fitted)), rows, columns, levels)
+        pairs = self._pairs_frame(table.index, self.record_ids_, rows, columns, levels)
         pairs.insert(2, "left_position", rows)
         pairs.insert(3, "right_position", columns)
         return pairs

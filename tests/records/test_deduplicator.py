@@ -113,3 +113,13 @@ def test_rules_that_find_nothing_or_a_table_with_no_selective_column_are_refused
         RecordDeduplicator(["name"], blocking=[BlockingRule("name")]).fit(table)
     with pytest.raises(ValueError, match="selective"):
         RecordDeduplicator([Column("state", thresholds=())]).fit(table)
+
+
+def test_link_names_both_sides_by_their_labels(person_records):
+    frame, _, _ = person_records
+    fitted = frame.iloc[:1000].set_index(pd.Index([f"old{i}" for i in range(1000)]))
+    new = frame.iloc[1000:1200].set_index(pd.Index([f"new{i}" for i in range(200)]))
+    dedup = RecordDeduplicator(PERSON_COLUMNS).fit(fitted)
+    pairs = dedup.link(new)
+    assert pairs["left"].str.startswith("new").all() and pairs["right"].str.startswith("old").all()
+    assert (pairs["right"].to_numpy() == dedup.record_ids_[pairs["right_position"]]).all()
