@@ -15,6 +15,6 @@ loads it, the estimators, is imported inside the function that needs it):
 ``sklearn-ed --help`` and a wrong option answer without that second or two.
 """
 
-from . import _dedup, _index, _join, _knn
+from . import _dedup, _index, _join, _knn, _records
 
-COMMANDS = {command.NAME: command for command in (_knn, _index, _join, _dedup)}
+COMMANDS = {command.NAME: command for command in (_knn, _index, _join, _dedup, _records)}
