@@ -36,6 +36,10 @@ def test_default_blocking_keeps_the_selective_rules_and_every_true_pair(person_r
     frame, entity, _ = person_records
     described = fitted.blocking_report_["rule"]
     assert "name equal" in described and "date_of_birth equal" in described
+    # Two edits for long values (streets), one for short ones (names): the join's
+    # segments stay long enough to prune.
+    assert "street_address within 2 (levenshtein)" in described
+    assert "name within 1 (levenshtein)" in described
     # A city makes more than 20 pairs per record at 3,000 records? Then it is left out.
     for rule, pairs in zip(described, fitted.blocking_report_["pairs"]):
         assert pairs <= 20 * len(frame), rule
