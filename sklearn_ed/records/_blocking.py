@@ -16,7 +16,7 @@ from numbers import Real
 import numpy as np
 
 from ..join import iter_similarity_join
-from ..utils import PROCESSORS, apply_processor, require_pandas, saved_class
+from ..utils import apply_processor, require_pandas, saved_class
 from ._columns import Column, text_values
 
 
@@ -63,8 +63,6 @@ class BlockingRule:
             raise ValueError(f"A rule's threshold is None or >= 0, got {self.threshold!r}.")
         # Checks the metric and processor the way a compared column does.
         Column(columns[0], metric=self.metric, thresholds=(), processor=self.processor)
-        if self.processor is not None and self.processor not in PROCESSORS:
-            raise ValueError(f"Unknown processor {self.processor!r}.")
 
     def describe(self):
         """The rule in words, for the blocking report.
@@ -165,8 +163,7 @@ def _equal_pairs(left, right):
     stop = np.searchsorted(sorted_codes, left_codes, side="right")
     counts = np.where(left_codes >= 0, stop - start, 0)
     rows = np.repeat(np.arange(len(left)), counts)
-    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    columns = order[np.repeat(start, counts) + offsets]
+    columns = order[np.repeat(start, counts) + _offsets_within(counts)]
     return rows.astype(np.int64), columns.astype(np.int64)
 
 
@@ -179,9 +176,13 @@ def _pairs_within_groups(codes):
     # Each row pairs with the rows after it in its group (rows ascend in a group).
     counts = group_end - np.arange(len(order)) - 1
     rows = np.repeat(order, counts)
-    offsets = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
-    columns = order[np.repeat(np.arange(len(order)) + 1, counts) + offsets]
+    columns = order[np.repeat(np.arange(len(order)) + 1, counts) + _offsets_within(counts)]
     return rows.astype(np.int64), columns.astype(np.int64)
+
+
+def _offsets_within(counts):
+    """0, 1, ..., counts[i] - 1 for each i in turn, as one array."""
+    return np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 def _near_pairs(left, right, rule, n_jobs):
