@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import PERSON_COLUMNS, pair_f1, same_entity_pairs
+from _person_records import PERSON_COLUMNS, pair_f1, same_entity_pairs
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
