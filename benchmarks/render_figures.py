@@ -277,7 +277,7 @@ def records_growth(out):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("records (log scale)")
-        ax.legend(loc="upper left", fontsize=8)
+        ax.legend(loc="lower right", fontsize=8)
         ax.grid(True, which="major", alpha=0.3)
     return _save(fig, out / "records_growth.png")
 

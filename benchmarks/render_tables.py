@@ -436,7 +436,7 @@ def records():
                 f"{row['seconds']:.1f}",
                 f"{row['peak_gib']:.2f}",
                 f"{row['f1']:.3f}",
-                "-" if one_string is None else f"{one_string:.3f}",
+                "not run" if one_string is None else f"{one_string:.3f}",
             ]
         )
     _write(

@@ -38,8 +38,9 @@ print(missing.map("{:.1%}".format).to_string())
 # value has a level of its own). Names get Jaro-Winkler, numbers and codes
 # Levenshtein edits, addresses the normalized Indel distance; the state has
 # only "equal" and "else". Without blocking rules the deduplicator blocks on
-# each column equal and within two edits, where that is selective: the table
-# below shows the rules it chose and the pairs each one added.
+# each column equal and within one edit (two for long values), where that is
+# selective: the table below shows the rules it chose and the pairs each one
+# added.
 from sklearn_ed.records import Column, RecordDeduplicator
 
 names = [
