@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..distances import available_metrics, declare_metric_input
+from ..distances import Metric, available_metrics, declare_metric_input
 from ..join import (
     check_output_size,
     concatenated_pairs,
@@ -53,8 +53,11 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
     min_similarity : float, default=None
         Instead of ``threshold``, for a normalized metric: the smallest
         ``1 - distance`` (rapidfuzz's ``score_cutoff=85`` is 0.85).
-    metric : str, default="levenshtein"
-        A string metric (:func:`~sklearn_ed.distances.available_metrics`).
+    metric : str or Metric, default="levenshtein"
+        A string metric (:func:`~sklearn_ed.distances.available_metrics`), or
+        a :class:`~sklearn_ed.distances.Metric` of other items: the record
+        metric of :func:`~sklearn_ed.records.make_record_metric` groups rows
+        of :func:`~sklearn_ed.records.to_records`.
     processor : str, callable or None, default=None
         Applied to every string first, as in the estimators
         (``"default_sort_tokens"``: case, punctuation and word order free).
@@ -118,7 +121,7 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
         "threshold": [Interval(Real, 0, None, closed="both"), None],
         "min_similarity": [Interval(Real, 0, 1, closed="both"), None],
         # Checked against the string metrics registered when fit runs (_prepared).
-        "metric": [str],
+        "metric": [str, Metric],
         "processor": [StrOptions(set(PROCESSORS)), callable, None],
         "linkage": [StrOptions(set(LINKAGES))],
         # Checked against the join methods registered when fit runs (_prepared).
@@ -261,9 +264,14 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
                 f"method must be an exact join method, one of {exact}; got {self.method!r}."
             )
         metrics = available_metrics("strings")
-        if self.metric not in metrics:
+        if isinstance(self.metric, str) and self.metric not in metrics:
             raise ValueError(
                 f"metric must be a string metric, one of {metrics}; got {self.metric!r}."
+            )
+        if isinstance(self.metric, Metric) and self.metric.input_type == "vectors":
+            raise ValueError(
+                "metric must compare strings or other items, not vectors; got "
+                f"{self.metric.name!r}."
             )
         spec, limit, strings, _ = prepared_join(
             X, None, self.threshold, self.min_similarity, self.metric, self.processor, ("X",)

@@ -28,6 +28,7 @@ from .bounds._string_bounds import (
     HalvedLevenshteinBound,
     LengthRatioBound,
     LevenshteinBound,
+    LowerBound,
     NormalizedBound,
 )
 from .engine._candidates import candidate_distances, ragged_candidate_distances

@@ -107,6 +107,11 @@ class Metric:
         ``variant(**parameters) -> Metric``: the factory of this metric's
         variants (:func:`make_dtw_metric` for ``"dtw"``), which
         :func:`sklearn_ed.load` calls to rebuild a saved one.
+    embedder : callable, optional
+        ``embedder(n_jobs=None) -> transformer``: the unfitted embedder that
+        ``embedder="auto"`` fits as the filter of a search under this metric
+        (the record metric's: its columns' q-gram profiles side by side);
+        None: the input type decides.
 
     Notes
     -----
@@ -134,6 +139,7 @@ class Metric:
     variant_of: Optional[str] = None
     parameters: tuple = ()
     variant: Optional[Callable] = None
+    embedder: Optional[Callable] = None
 
     def __post_init__(self):
         if self.input_type not in INPUT_TYPES:
@@ -145,6 +151,10 @@ class Metric:
             for pair in self.parameters
         ):
             raise ValueError("parameters must be a tuple of (name, plain value) pairs.")
+
+    def __repr__(self):
+        # The functions' reprs would run to pages (a record metric's hold its columns).
+        return f"Metric(name={self.name!r}, input_type={self.input_type!r})"
 
     def __reduce__(self):
         # Pickle and copy keep every field: a pickled metric need not be registered.

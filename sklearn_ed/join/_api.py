@@ -76,9 +76,16 @@ def _prepared(strings, processor, name, spec):
 def reachable_limit(limit, left, right):
     """``limit``, or the largest distance two of the strings can have if it is less:
     no string metric exceeds the sum of the two lengths, so a larger threshold
-    (``inf``, ``1e300``) keeps every pair without overflowing an integer."""
+    (``inf``, ``1e300``) keeps every pair without overflowing an integer. Other
+    items (records, series) have no such bound: ``limit`` as it is."""
+    if not all(_strings(side) for side in (left, right) if side is not None):
+        return limit
     longest = max(map(len, left)) + max(map(len, left if right is None else right))
     return min(limit, float(longest))
+
+
+def _strings(items):
+    return getattr(items, "ndim", 1) == 1 and len(items) > 0 and isinstance(items[0], str)
 
 
 def iter_similarity_join(

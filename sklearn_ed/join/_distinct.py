@@ -36,7 +36,7 @@ class Distinct:
     def __init__(self, strings, apart=None):
         number = {}
         # A row kept apart gets a key no string equals.
-        keys = strings if apart is None else _keys_apart(strings, apart)
+        keys = _hashable(strings) if apart is None else _keys_apart(strings, apart)
         self.codes = np.fromiter(
             (number.setdefault(key, len(number)) for key in keys),
             dtype=np.int64,
@@ -73,7 +73,28 @@ def distinct_pairs(left, right, metric, threshold, engine):
 
 
 def _keys_apart(strings, apart):
-    return [(row,) if alone else string for row, (string, alone) in enumerate(zip(strings, apart))]
+    return [
+        (row,) if alone else key for row, (key, alone) in enumerate(zip(_hashable(strings), apart))
+    ]
+
+
+def _hashable(items):
+    """Items as dictionary keys: the rows of a 2-D array (records) as tuples, an
+    array (a series, a point set) as its bytes."""
+    if isinstance(items, np.ndarray) and items.ndim == 2:
+        return list(map(tuple, items))
+    if len(items) == 0 or isinstance(items[0], str):
+        return items
+    return list(map(_key, items))
+
+
+def _key(item):
+    try:
+        hash(item)
+        return item
+    except TypeError:
+        array = np.asarray(item)
+        return (array.dtype.str, array.shape, array.tobytes())
 
 
 def distinct_within(strings, metric, limit):
@@ -93,7 +114,10 @@ def self_distances(metric, distinct):
     string without copies, which no caller reads."""
     repeated = np.flatnonzero(distinct.counts > 1)
     strings = distinct.strings[repeated]
-    found = np.asarray(metric.paired(strings, strings))
+    if metric.paired is not None:
+        found = np.asarray(metric.paired(strings, strings))
+    else:  # DTW, chamfer: one pair at a time
+        found = np.array([metric.pairwise([item], [item])[0, 0] for item in strings])
     distances = np.zeros(len(distinct.strings), dtype=found.dtype)
     distances[repeated] = found
     return distances

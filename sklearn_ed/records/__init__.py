@@ -12,7 +12,10 @@ missing rather than far, and each column's part of a match is shown.
   and their comparison vectors, for any scikit-learn classifier;
 - :class:`FellegiSunter`: match weights learned without labels (EM);
 - :class:`RecordDeduplicator`: the whole chain on a table, groups without
-  chaining, new records linked to the fitted ones.
+  chaining, new records linked to the fitted ones;
+- :func:`make_record_metric` and :func:`to_records`: one distance between
+  records (the columns' distances, weighted), with a lower bound, for exact
+  nearest records, joins and pairwise distances.
 """
 
 from ._blocking import BlockingRule, candidate_pairs
@@ -20,6 +23,8 @@ from ._columns import Column
 from ._comparison import ComparisonLevels, pairs_frame
 from ._deduplicator import RecordDeduplicator
 from ._fellegi_sunter import FellegiSunter
+from ._record_embedder import RecordEmbedder
+from ._record_metric import make_record_metric, to_records
 
 __all__ = [
     "BlockingRule",
@@ -27,6 +32,9 @@ __all__ = [
     "ComparisonLevels",
     "FellegiSunter",
     "RecordDeduplicator",
+    "RecordEmbedder",
     "candidate_pairs",
+    "make_record_metric",
     "pairs_frame",
+    "to_records",
 ]

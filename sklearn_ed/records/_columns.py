@@ -206,3 +206,26 @@ def as_columns(columns):
     if len(set(names)) != len(names):
         raise ValueError(f"Each column may be compared once; got {names}.")
     return resolved
+
+
+def record_array(records, n_columns):
+    """``records`` as a 2-D object array of processed values, one row per record
+    and one column per compared column ("" where missing), or a ``ValueError``
+    naming what is wrong: rows from :func:`~sklearn_ed.records.to_records`."""
+    array = records if isinstance(records, np.ndarray) else np.asarray(records, dtype=object)
+    if array.ndim == 1 and len(array) and isinstance(array[0], (tuple, list, np.ndarray)):
+        array = np.array(list(array), dtype=object)
+    if array.ndim != 2 or array.shape[1] != n_columns:
+        raise ValueError(
+            f"Records must be rows of {n_columns} values, one per column (an array of shape "
+            f"(n_records, {n_columns}) from sklearn_ed.records.to_records); got shape "
+            f"{array.shape}."
+        )
+    kinds = set(map(type, array.ravel()))
+    if not kinds <= {str}:
+        odd = next(kind for kind in kinds if kind is not str)
+        raise TypeError(
+            f'Records must hold processed strings ("" where missing), found a '
+            f"{odd.__name__}: make them with sklearn_ed.records.to_records."
+        )
+    return array

@@ -16,6 +16,8 @@ embedder and n_candidates", from ``benchmarks/bench_defaults.py``):
   filter index for dense vectors ("hnsw", "ivf", "nndescent") asked for by
   name gets :class:`~sklearn_ed.CGKEmbedder` instead: sparse profiles have no
   such index;
+* a metric that names its own embedder (:attr:`~sklearn_ed.distances.Metric.embedder`:
+  records of several columns, by their columns' q-gram profiles): that one;
 * other objects (series under DTW, point sets under chamfer, callables):
   :class:`~sklearn_ed.FastMapEmbedder`, which needs nothing but the metric.
 """
@@ -31,6 +33,8 @@ def choose_embedder(X, metric, filter_algorithm, n_jobs, random_state):
     """An unfitted embedder for the validated items ``X`` under ``metric``."""
     if metric.input_type == "vectors":
         return FunctionTransformer()
+    if metric.embedder is not None:
+        return metric.embedder(n_jobs=n_jobs)
     if metric.input_type == "strings" or all(isinstance(item, str) for item in X):
         if filter_algorithm in _DENSE_ONLY_INDEXES:
             return CGKEmbedder(random_state=random_state)

@@ -431,3 +431,14 @@ def test_pairs_of_copies_keep_an_integer_metric_s_integers(method):
     )
     assert distance.dtype.kind == "i"
     assert (left.tolist(), right.tolist(), distance.tolist()) == ([0, 0, 1], [1, 2, 2], [0, 1, 1])
+
+
+def test_a_threshold_beyond_the_lengths_keeps_every_pair_of_series():
+    # No bound by the lengths holds for DTW (nor for records): a threshold is kept
+    # as it is, where strings cap it at the sum of the two longest lengths.
+    series = [np.array([0.0, 100.0]), np.array([50.0, 0.0]), np.array([300.0])]
+    series.append(series[0].copy())  # a copy: the join compares distinct series once
+    left, right, distances = similarity_join(series, threshold=1000.0, metric="dtw")
+    pairs = list(zip(left.tolist(), right.tolist()))
+    assert sorted(pairs) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    assert distances.max() > 4 and distances[pairs.index((0, 3))] == 0
