@@ -16,15 +16,16 @@ OPERANDS = "--columns NAMES TABLE [OTHER]"
 DESCRIPTION = (
     "Groups of records of a CSV/TSV table that stand for one entity, each column "
     "compared with its own metric and match weights learned without labels "
-    "(Fellegi-Sunter); with OTHER, the records of OTHER that match one of TABLE's, "
+    "(Fellegi-Sunter); with OTHER, the two tables linked (the model learned on the "
+    "pairs between them): the matching pairs of a TABLE record and an OTHER record, "
     "as TSV."
 )
 EXAMPLES = """\
 examples:
   sklearn-ed records people.csv --columns first_name,last_name,city,dob:levenshtein \\
       --name-column id -o groups.tsv                       name, group
-  sklearn-ed records people.csv new.csv --columns first_name,last_name,dob:levenshtein \\
-      --name-column id                                     left, right, weight, probability"""
+  sklearn-ed records people.csv other.csv --columns first_name,last_name,dob:levenshtein \\
+      --name-column id --one-to-one                        left, right, weight, probability"""
 # A metric's levels by its unit: similarity shares for a normalized one, edits otherwise.
 SHARE_THRESHOLDS = (0.08, 0.2)
 EDIT_THRESHOLDS = (1, 2)
@@ -52,7 +53,13 @@ def add_arguments(parser):
         choices=("representative", "complete", "connected"),
         default="representative",
         metavar="NAME",
-        help="representative, complete or connected (chains) [representative]",
+        help="groups of TABLE alone: representative, complete or connected (chains) "
+        "[representative]",
+    )
+    common.add_argument(
+        "--one-to-one",
+        action="store_true",
+        help="with OTHER: each record matches at most one of the other table",
     )
     common.add_argument("-o", "--output", metavar="FILE", help="output TSV [stdout]")
     common.add_argument(
@@ -63,28 +70,29 @@ def add_arguments(parser):
 def run(options):
     """Each record's group, or the matching pairs of OTHER and TABLE, as TSV."""
     # Here, not at the top: --help loads no scikit-learn (see _commands.py).
-    from ..records import RecordDeduplicator
+    from ..records import RecordDeduplicator, RecordLinker
 
     columns = parsed_columns(options.columns)
     inputs = [options.table] + ([options.other] if options.other else [])
+    threshold = "auto" if options.min_probability is None else options.min_probability
     with table_output(options.output, options.force, inputs) as out:
         tables = [read_table(path, columns, options.name_column) for path in inputs]
         started = time.perf_counter()
-        dedup = RecordDeduplicator(
-            columns,
-            threshold="auto" if options.min_probability is None else options.min_probability,
-            linkage=options.linkage,
-            n_jobs=options.threads,
-        ).fit(tables[0])
         if options.other is None:
+            fitted = RecordDeduplicator(
+                columns, threshold=threshold, linkage=options.linkage, n_jobs=options.threads
+            ).fit(tables[0])
             out.write("name\tgroup\n")
             out.writelines(
                 f"{tsv_field(name)}\t{label}\n"
-                for name, label in zip(tables[0].index, dedup.labels_)
+                for name, label in zip(tables[0].index, fitted.labels_)
             )
-            summary = f"{len(tables[0]):,} records in {dedup.n_groups_:,} groups"
+            summary = f"{len(tables[0]):,} records in {fitted.n_groups_:,} groups"
         else:
-            pairs = dedup.link(tables[1])
+            fitted = RecordLinker(
+                columns, threshold=threshold, one_to_one=options.one_to_one, n_jobs=options.threads
+            ).fit(*tables)
+            pairs = fitted.pairs_frame()
             pairs = pairs[pairs["match"].to_numpy()]
             out.write("left\tright\tmatch_weight\tmatch_probability\n")
             out.writelines(
@@ -93,9 +101,10 @@ def run(options):
                     pairs["left"], pairs["right"], pairs["match_weight"], pairs["match_probability"]
                 )
             )
-            summary = f"{len(pairs):,} matching pairs of {len(tables[1]):,} records"
-    n_candidates = len(dedup.candidate_pairs_)
-    log(options, f"{summary} ({n_candidates:,} candidate pairs in the fit) in {seconds(started)}")
+            sizes = f"{len(tables[0]):,} and {len(tables[1]):,}"
+            summary = f"{len(pairs):,} matching pairs of {sizes} records"
+    n_candidates = len(fitted.candidate_pairs_)
+    log(options, f"{summary} ({n_candidates:,} candidate pairs) in {seconds(started)}")
 
 
 def parsed_columns(text):

@@ -13,6 +13,8 @@ missing rather than far, and each column's part of a match is shown.
 - :class:`FellegiSunter`: match weights learned without labels (EM);
 - :class:`RecordDeduplicator`: the whole chain on a table, groups without
   chaining, new records linked to the fitted ones;
+- :class:`RecordLinker`: the same chain between two tables, their matching
+  pairs (one to one where asked);
 - :func:`make_record_metric` and :func:`to_records`: one distance between
   records (the columns' distances, weighted), with a lower bound, for exact
   nearest records, joins and pairwise distances.
@@ -23,6 +25,7 @@ from ._columns import Column
 from ._comparison import ComparisonLevels, pairs_frame
 from ._deduplicator import RecordDeduplicator
 from ._fellegi_sunter import FellegiSunter
+from ._linker import RecordLinker
 from ._record_embedder import RecordEmbedder
 from ._record_metric import make_record_metric, to_records
 
@@ -33,6 +36,7 @@ __all__ = [
     "FellegiSunter",
     "RecordDeduplicator",
     "RecordEmbedder",
+    "RecordLinker",
     "candidate_pairs",
     "make_record_metric",
     "pairs_frame",

@@ -17,7 +17,7 @@ from ..utils import PROCESSORS, apply_processor, require_pandas, saved_class
 MISSING = -1
 
 
-@saved_class()
+@saved_class(version=2, added={"term_frequencies": False})
 @dataclass(frozen=True)
 class Column:
     """How one column of two records is compared.
@@ -39,6 +39,11 @@ class Column:
     processor : {"lower", "default", "sort_tokens", "default_sort_tokens"}, default="default"
         Applied to every value first, or None (numbers and dates are compared as
         their text).
+    term_frequencies : bool, default=False
+        Whether an exact match weighs by how common the value is (splink's
+        term-frequency adjustment): the record deduplicator and linker
+        replace the level's ``u`` by the value's share of the fitted
+        values, so a shared rare surname counts more than a shared "Smith".
 
     Examples
     --------
@@ -52,6 +57,7 @@ class Column:
     metric: str = "jaro_winkler"
     thresholds: tuple = (0.08, 0.2)
     processor: object = "default"
+    term_frequencies: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -74,6 +80,11 @@ class Column:
                 f"got {self.thresholds!r}."
             )
         object.__setattr__(self, "thresholds", tuple(float(t) for t in thresholds))
+        if not isinstance(self.term_frequencies, (bool, np.bool_)):
+            raise TypeError(
+                f"Column {self.name!r}: term_frequencies must be a bool, got "
+                f"{self.term_frequencies!r}."
+            )
 
     @property
     def n_levels(self):
@@ -193,6 +204,36 @@ def text_values(column):
     text = values.astype(str).str.strip().to_numpy(dtype=object)
     text[missing] = ""
     return text
+
+
+def term_frequencies(columns, values):
+    """``{name: (sorted distinct values, share of each among the present values)}``
+    of the columns that ask for term frequencies (``values``: each column's
+    processed values)."""
+    frequencies = {}
+    for column, column_values in zip(columns, values):
+        if column.term_frequencies:
+            present = np.asarray(column_values[column_values != ""], dtype=str)
+            distinct, counts = np.unique(present, return_counts=True)
+            frequencies[column.name] = (distinct.astype(object), counts / max(len(present), 1))
+    return frequencies
+
+
+def value_shares(frequencies, values):
+    """The share of each of ``values`` among the fitted ones (NaN where unseen).
+
+    Parameters
+    ----------
+    frequencies : tuple of (ndarray, ndarray)
+        A column's entry of :func:`term_frequencies`.
+    values : ndarray of object (str)
+        Processed values.
+    """
+    distinct, shares = frequencies
+    if len(distinct) == 0:
+        return np.full(len(values), np.nan)
+    found = np.minimum(np.searchsorted(distinct, values), len(distinct) - 1)
+    return np.where(distinct[found] == values, shares[found], np.nan)
 
 
 def as_columns(columns):

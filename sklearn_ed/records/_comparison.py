@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils import require_pandas
-from ._columns import as_columns
+from ._columns import as_columns, term_frequencies, value_shares
 
 LEFT, RIGHT = "_l", "_r"
 
@@ -68,7 +68,11 @@ class ComparisonLevels(TransformerMixin, BaseEstimator):
     Each pair (a row of a :func:`pairs_frame`) becomes one feature per
     column: its :class:`Column` level (equal, within each threshold, else;
     ``-1`` where a value is missing) or the metric's similarity (``NaN``
-    where missing: ``HistGradientBoostingClassifier`` takes it as is).
+    where missing: ``HistGradientBoostingClassifier`` takes it as is). A
+    column with ``term_frequencies=True`` adds a feature after them,
+    ``<name>_rarity``: ``-log2`` of the shared value's share among the
+    values of the pairs ``fit`` saw where the two values are equal (a rare
+    surname shared says more than "Smith"), 0 elsewhere.
 
     Parameters
     ----------
@@ -85,6 +89,9 @@ class ComparisonLevels(TransformerMixin, BaseEstimator):
         Columns of the pairs frame seen in ``fit`` (two per compared column).
     feature_names_in_ : ndarray of str
         Their names.
+    term_frequencies_ : dict
+        Each term-frequency column's distinct values and their shares among
+        both sides' values in ``fit``.
 
     Examples
     --------
@@ -124,6 +131,13 @@ class ComparisonLevels(TransformerMixin, BaseEstimator):
         """
         self.columns_ = as_columns(self.columns)
         self._check_pairs(X)
+        sides = [
+            np.concatenate(
+                [column.values(X[column.name + LEFT]), column.values(X[column.name + RIGHT])]
+            )
+            for column in self.columns_
+        ]
+        self.term_frequencies_ = term_frequencies(self.columns_, sides)
         self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
         return self
@@ -138,8 +152,9 @@ class ComparisonLevels(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        comparisons : ndarray of shape (n_pairs, n_columns)
-            int8 levels or float64 similarities.
+        comparisons : ndarray of shape (n_pairs, n_features)
+            int8 levels or float64 similarities, then the rarity of the
+            term-frequency columns (all float64 then).
         """
         check_is_fitted(self, "columns_")
         self._check_pairs(X)
@@ -149,10 +164,25 @@ class ComparisonLevels(TransformerMixin, BaseEstimator):
             else column.similarities(X[column.name + LEFT], X[column.name + RIGHT])
             for column in self.columns_
         ]
+        features += [self._rarity(column, X) for column in self._tf_columns()]
         return np.column_stack(features)
 
+    def _tf_columns(self):
+        return [column for column in self.columns_ if column.name in self.term_frequencies_]
+
+    def _rarity(self, column, X):
+        left, right = column.values(X[column.name + LEFT]), column.values(X[column.name + RIGHT])
+        equal = (left == right) & (left != "")
+        shares = value_shares(self.term_frequencies_[column.name], left[equal])
+        rarity = np.zeros(len(left))
+        # A value ``fit`` never saw is rarer than any it saw.
+        smallest = min(self.term_frequencies_[column.name][1].min(initial=1.0), 1.0)
+        rarity[equal] = -np.log2(np.where(np.isnan(shares), smallest / 2, shares))
+        return rarity
+
     def get_feature_names_out(self, input_features=None):
-        """One feature per compared column: its name.
+        """One feature per compared column (its name), then ``<name>_rarity`` of the
+        term-frequency columns.
 
         Parameters
         ----------
@@ -164,7 +194,9 @@ class ComparisonLevels(TransformerMixin, BaseEstimator):
         names : ndarray of str
         """
         check_is_fitted(self, "columns_")
-        return np.asarray([column.name for column in self.columns_], dtype=object)
+        names = [column.name for column in self.columns_]
+        names += [column.name + "_rarity" for column in self._tf_columns()]
+        return np.asarray(names, dtype=object)
 
     def _check_pairs(self, X):
         if not hasattr(X, "columns"):

@@ -1,56 +1,19 @@
 """Deduplication of a table of records: blocking, comparison, weights, groups."""
 
-from numbers import Integral
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
-from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, Real, StrOptions
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..dedup import LINKAGES, group_pairs
 from ..utils import require_pandas, saved_class
-from ._blocking import BlockingRule, candidate_pairs
-from ._columns import as_columns, text_values
-from ._fellegi_sunter import FellegiSunter
-
-# The default blocking: each compared column equal, and within a few edits,
-# where the rule makes at most this many pairs per record (not a state
-# column; not the dates, within an edit of too many others).
-DEFAULT_PAIRS_PER_RECORD = 20
-# Two edits for values this long on average, one for shorter ones: the join's
-# partition filter cuts a value into edits + 1 segments, and segments under
-# six characters prune little (two edits of 13-character names cost 30x one).
-TWO_EDITS_FROM_LENGTH = 18
-# Pairs whose levels are computed at once.
-LEVELS_CHUNK = 2**20
+from ._blocking import candidate_pairs
+from ._columns import as_columns, term_frequencies, text_values
+from ._record_model import RECORD_MODEL_CONSTRAINTS, RecordModelMixin
 
 
-def default_blocking(table, columns):
-    """Each compared column equal, and within one or two edits, where that is selective."""
-    rules = []
-    for column in columns:
-        equal = BlockingRule(column.name, processor=column.processor)
-        keys = equal.keys(table)
-        present = keys[keys != ""]
-        mean_length = np.mean([len(key) for key in present]) if len(present) else 0.0
-        edits = 2 if mean_length >= TWO_EDITS_FROM_LENGTH else 1
-        near = BlockingRule(column.name, threshold=edits, processor=column.processor)
-        rules += [
-            rule
-            for rule in (equal, near)
-            if rule.n_pairs(table) <= DEFAULT_PAIRS_PER_RECORD * len(table)
-        ]
-    if not rules:
-        raise ValueError(
-            f"No compared column is selective enough to block on by default (each makes more than "
-            f"{DEFAULT_PAIRS_PER_RECORD} pairs per record): pass blocking rules."
-        )
-    return tuple(rules)
-
-
-@saved_class()
-class RecordDeduplicator(ClusterMixin, BaseEstimator):
+@saved_class(version=2, added={"term_frequencies_": {}})
+class RecordDeduplicator(RecordModelMixin, ClusterMixin, BaseEstimator):
     """Groups of records that stand for one entity, learned without labels.
 
     ``fit`` runs the whole record-linkage chain on a table:
@@ -134,17 +97,12 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
         "columns_",
         "blocking_",
         "fitted_text_",
+        "term_frequencies_",
     )
 
     _parameter_constraints: dict = {
-        "columns": [list, tuple, str],
-        "blocking": [list, tuple, None],
-        "threshold": [Interval(Real, 0, 1, closed="neither"), StrOptions({"auto"})],
+        **RECORD_MODEL_CONSTRAINTS,
         "linkage": [StrOptions(set(LINKAGES))],
-        "n_random_pairs": [Interval(Integral, 1, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -184,7 +142,7 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
         self : RecordDeduplicator
         """
         self.columns_ = as_columns(self.columns)
-        table = self._table(X, minimum=2)
+        table = self._checked_table(X, minimum=2)
         self.blocking_ = self._rules(table)
         rows, columns, report, found_by = candidate_pairs(
             table, self.blocking_, return_rules=True, n_jobs=self.n_jobs
@@ -196,20 +154,12 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
         levels = self._levels(values, values, rows, columns)
         random_rows, random_columns = self._random_pairs(len(table))
         random_levels = self._levels(values, values, random_rows, random_columns)
-        if len(levels) == 0:
-            raise ValueError(
-                "The blocking rules found no candidate pairs: every record is its own group. "
-                "Loosen the rules (blocking_report_ says what each found)."
-            )
-        self.model_ = FellegiSunter(max_iter=self.max_iter, threshold=self.threshold).fit(
-            levels,
-            random_levels=random_levels,
-            sessions=self._sessions(found_by),
-            n_record_pairs=len(table) * (len(table) - 1) // 2,
-        )
+        self._fit_model(levels, random_levels, found_by, len(table) * (len(table) - 1) // 2)
+        self.term_frequencies_ = term_frequencies(self.columns_, values)
         self.candidate_levels_ = levels
         self.record_ids_ = table.index.to_numpy()
-        probability = 1.0 / (1.0 + np.exp2(-self.model_.decision_function(levels)))
+        weight, _ = self._weights(levels, values, rows)
+        probability = 1.0 / (1.0 + np.exp2(-weight))
         match = probability >= self.model_.threshold_
         self.labels_, _ = group_pairs(
             len(table), rows[match], columns[match], 1.0 - probability[match], self.linkage
@@ -277,9 +227,13 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
             it added to the weight (``<name>_weight``): why a pair matched.
         """
         check_is_fitted(self, "model_")
-        rows, columns = self.candidate_pairs_.T
+        values = self._values(require_pandas("RecordDeduplicator").DataFrame(self.fitted_text_))
         return self._pairs_frame(
-            self.record_ids_, self.record_ids_, rows, columns, self.candidate_levels_
+            self.record_ids_,
+            self.record_ids_,
+            self.candidate_pairs_.T,
+            self.candidate_levels_,
+            values,
         )
 
     def link(self, X):
@@ -299,93 +253,12 @@ class RecordDeduplicator(ClusterMixin, BaseEstimator):
         """
         check_is_fitted(self, "model_")
         pd = require_pandas("RecordDeduplicator.link")
-        table = self._table(X, minimum=1)
+        table = self._checked_table(X, minimum=1)
         fitted = pd.DataFrame(self.fitted_text_)
         rows, columns, _ = candidate_pairs(table, self.blocking_, fitted, n_jobs=self.n_jobs)
-        levels = self._levels(self._values(table), self._values(fitted), rows, columns)
-        pairs = self._pairs_frame(table.index, self.record_ids_, rows, columns, levels)
+        values = self._values(table)
+        levels = self._levels(values, self._values(fitted), rows, columns)
+        pairs = self._pairs_frame(table.index, self.record_ids_, (rows, columns), levels, values)
         pairs.insert(2, "left_position", rows)
         pairs.insert(3, "right_position", columns)
         return pairs
-
-    def _rules(self, table):
-        if self.blocking is None:
-            return default_blocking(table, self.columns_)
-        rules = tuple(self.blocking)
-        if not rules or not all(isinstance(rule, BlockingRule) for rule in rules):
-            raise TypeError("blocking must be None or a non-empty list of BlockingRule.")
-        return rules
-
-    def _sessions(self, found_by):
-        """The pairs of each rule and the compared columns it blocked on."""
-        names = [column.name for column in self.columns_]
-        return [
-            (
-                found_by[:, position],
-                tuple(names.index(name) for name in rule.columns if name in names),
-            )
-            for position, rule in enumerate(self.blocking_)
-        ]
-
-    def _needed(self):
-        names = [column.name for column in self.columns_]
-        names += [name for rule in getattr(self, "blocking_", ()) for name in rule.columns]
-        return list(dict.fromkeys(names))
-
-    def _table(self, X, minimum):
-        require_pandas("RecordDeduplicator")
-        if not hasattr(X, "columns") or not hasattr(X, "iloc"):
-            raise TypeError(f"RecordDeduplicator takes a pandas DataFrame, got {type(X).__name__}.")
-        absent = [name for name in self._needed() if name not in X.columns]
-        if absent:
-            raise KeyError(f"The table has no columns {absent}.")
-        if len(X) < minimum:
-            raise ValueError(f"RecordDeduplicator needs at least {minimum} records, got {len(X)}.")
-        return X
-
-    def _values(self, table):
-        return [column.values(table[column.name]) for column in self.columns_]
-
-    def _levels(self, left_values, right_values, rows, columns):
-        """The levels of the pairs, a chunk at a time (the values of a chunk's
-        pairs are gathered as object arrays: their memory is bounded)."""
-        levels = np.empty((len(rows), len(self.columns_)), dtype=np.int8)
-        workers = 1 if self.n_jobs is None else self.n_jobs
-        for start in range(0, len(rows), LEVELS_CHUNK):
-            chunk = slice(start, start + LEVELS_CHUNK)
-            left_rows, right_rows = rows[chunk], columns[chunk]
-            for position, column in enumerate(self.columns_):
-                levels[chunk, position] = column.levels_of_values(
-                    left_values[position][left_rows],
-                    right_values[position][right_rows],
-                    workers,
-                )
-        return levels
-
-    def _random_pairs(self, n_records):
-        random = check_random_state(self.random_state)
-        size = min(self.n_random_pairs, n_records * (n_records - 1) // 2)
-        rows = random.randint(0, n_records, size)
-        columns = random.randint(0, n_records - 1, size)
-        return rows, columns + (columns >= rows)
-
-    def _pairs_frame(self, left_ids, right_ids, rows, columns, levels):
-        pd = require_pandas("RecordDeduplicator")
-        probability = 1.0 / (1.0 + np.exp2(-self.model_.decision_function(levels)))
-        frame = {
-            "left": np.asarray(left_ids)[rows],
-            "right": np.asarray(right_ids)[columns],
-            "match_weight": self.model_.decision_function(levels),
-            "match_probability": probability,
-            "match": probability >= self.model_.threshold_,
-        }
-        contributions = self.model_.contributions(levels)
-        for position, column in enumerate(self.columns_):
-            frame[column.name] = levels[:, position]
-            frame[column.name + "_weight"] = contributions[:, position]
-        return pd.DataFrame(frame)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.string = True  # a DataFrame of text columns
-        return tags

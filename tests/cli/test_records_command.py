@@ -44,17 +44,20 @@ def test_groups_are_the_estimators(people):
     assert np.array_equal(written["group"], expected.labels_)
 
 
-def test_link_writes_the_matching_pairs_of_the_other_table(people):
+@pytest.mark.parametrize("one_to_one", [False, True])
+def test_link_writes_the_matching_pairs_of_the_two_tables(people, one_to_one):
     frame, folder = people
-    out = folder / "links.tsv"
+    out = folder / f"links_{one_to_one}.tsv"
     assert main([
         "records", str(folder / "people.csv"), str(folder / "new.tsv"), "--columns", COLUMNS,
-        "--name-column", "id", "-o", str(out), "-q",
+        "--name-column", "id", "-o", str(out), "-q", *(["--one-to-one"] if one_to_one else []),
     ]) == 0  # fmt: skip
     links = pd.read_csv(out, sep="\t")
     assert list(links.columns) == ["left", "right", "match_weight", "match_probability"]
-    assert links["left"].isin(frame["id"].iloc[1200:]).all()
-    assert links["right"].isin(frame["id"].iloc[:1200]).all()
+    assert links["left"].isin(frame["id"].iloc[:1200]).all()
+    assert links["right"].isin(frame["id"].iloc[1200:]).all()
+    if one_to_one:
+        assert not links["left"].duplicated().any() and not links["right"].duplicated().any()
     probability = links["match_probability"]
     assert len(links) and (probability > 0).all() and (probability <= 1).all()
 

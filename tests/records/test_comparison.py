@@ -12,7 +12,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_sco
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
-from sklearn_ed.records import BlockingRule, ComparisonLevels, candidate_pairs, pairs_frame
+from sklearn_ed.records import BlockingRule, Column, ComparisonLevels, candidate_pairs, pairs_frame
 
 
 @pytest.fixture(scope="module")
@@ -85,3 +85,20 @@ def test_feature_names_clone_and_errors(labelled_pairs):
         ComparisonLevels(["name"], output="weights").fit(pairs)
     frame = ComparisonLevels(["name"]).set_output(transform="pandas").fit_transform(pairs)
     assert isinstance(frame, pd.DataFrame) and list(frame.columns) == ["name"]
+
+
+def test_term_frequency_columns_add_the_rarity_of_a_shared_value():
+    people = pd.DataFrame(
+        {
+            "name": ["Ann Lee", "Anne Lee", "Bob Ray", "Al Smith", "Al Smith", "Al Smith"],
+            "city": ["Oslo", "Oslo", None, "Rome", "Rome", "Rome"],
+        }
+    )
+    pairs = pairs_frame(people, [0, 0, 3, 3], [1, 2, 4, 5])
+    comparison = ComparisonLevels(["name", Column("city", thresholds=(), term_frequencies=True)])
+    features = comparison.fit_transform(pairs)
+    assert comparison.get_feature_names_out().tolist() == ["name", "city", "city_rarity"]
+    # Oslo is 3 of the 7 present city values of the pairs, Rome 4 of them.
+    np.testing.assert_allclose(features[:, 2], -np.log2([3 / 7, 1, 4 / 7, 4 / 7]) * [1, 0, 1, 1])
+    unseen = pairs_frame(pd.DataFrame({"name": ["x", "y"], "city": ["Lima", "Lima"]}), [0], [1])
+    assert comparison.transform(unseen)[0, 2] > features[:, 2].max()
