@@ -464,6 +464,20 @@ RUNS = [
         docs="user_guide/records",
     ),
     Run(
+        "records_link",
+        "bench_records_link",
+        "--json '{results}/records_link.json'",
+        minutes=5,
+        docs="user_guide/records",
+    ),
+    Run(
+        "records_blocking",
+        "bench_records_blocking",
+        "--json '{results}/records_blocking.json'",
+        minutes=12,
+        docs="user_guide/records",
+    ),
+    Run(
         "matrix_joins",
         "bench_matrix",
         "--part join --bases records:10000 names:10000 words:10000 "
@@ -537,6 +551,8 @@ RENDERED = [
     "records_febrl1.csv",
     "records_febrl2.csv",
     "records_scale.csv",
+    "records_link.csv",
+    "records_blocking.csv",
     "words_scale.csv",
 ]
 

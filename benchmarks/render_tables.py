@@ -456,6 +456,62 @@ def records():
     )
 
 
+def records_link():
+    """Each method's links between the two generated tables (the largest size run)."""
+    results = _load("records_link.json")
+    if results is None:
+        return
+    _write(
+        "records_link.csv",
+        ["method", "precision", "recall", "F1", "seconds"],
+        [
+            [row["method"], *(f"{row[key]:.3f}" for key in ("precision", "recall", "f1"))]
+            + [f"{row['seconds']:.2f}"]
+            for row in results[-1]["rows"]
+        ],
+    )
+
+
+def records_blocking():
+    """Candidate pairs and the true pairs they hold, per blocking, at each size."""
+    results = _load("records_blocking.json")
+    if results is None:
+        return
+    labels = {
+        "ours": "sklearn-ed: 5 exact fuzzy and equality rules",
+        "splink": "splink's 10 recommended rules (postcode as city)",
+        "splink_street": "splink's 10 recommended rules (postcode as street)",
+        "greedy": "equality rules chosen greedily for recall",
+    }
+    rows = []
+    for size in results["sizes"]:
+        for key, label in labels.items():
+            result = size[key]
+            held = result["recall"] * size["true_pairs"]
+            rows.append(
+                [
+                    f"{size['n']:,}",
+                    label,
+                    f"{len(result['steps'])}",
+                    f"{result['pairs']:,}",
+                    f"{result['recall']:.4f}",
+                    f"{result['pairs'] / held:,.1f}" if held else "-",
+                ]
+            )
+    _write(
+        "records_blocking.csv",
+        [
+            "records",
+            "blocking",
+            "rules",
+            "candidate pairs",
+            "true pairs held",
+            "pairs per true pair",
+        ],
+        rows,
+    )
+
+
 def headline_markdown():
     """The landing page's table as Markdown, for the README's results section."""
     with open(os.path.join(RESULTS, "headline.csv"), newline="") as file:
@@ -495,6 +551,8 @@ def main():
     knn_ties()
     recipes()
     records()
+    records_link()
+    records_blocking()
     words_scale()
     readme()
 
