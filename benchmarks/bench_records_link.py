@@ -6,7 +6,7 @@ entity, half of each table's entities in the other, the right one's record
 a corrupted duplicate: typos, swapped first and last names, dropped cities,
 changed or missing dates); the links found are scored against the true ones
 (precision, recall, F1); wall time of one run, after an untimed warm-up on
-300 records a table (the join's numba kernels compile there).
+2,000 records a table (the join's numba kernels compile there).
 
 - ``RecordLinker`` unsupervised, its default blocking, columns as
   ``bench_records.PERSON_COLUMNS`` (a full name with sorted words, the street,
@@ -35,7 +35,7 @@ from benchmarks._common import format_table, parse_list, print_footer, print_hea
 from benchmarks.bench_records import ONE_STRING, person_columns, timed
 
 N_SPLITS = 5
-WARM_UP_RECORDS = 300
+WARM_UP_RECORDS = 2000
 
 
 def with_full_name(table):

@@ -7,7 +7,8 @@ missing rather than far, and each column's part of a match is shown.
 
 - :class:`BlockingRule` and :func:`candidate_pairs`: the candidate pairs as
   a union of rules, equal or within a threshold (through the exact
-  similarity join), with what each rule adds;
+  similarity join), with what each rule adds; :func:`iter_candidate_pairs`
+  streams the same pairs in bounded memory;
 - :func:`pairs_frame` and :class:`ComparisonLevels`: pairs as a DataFrame
   and their comparison vectors, for any scikit-learn classifier;
 - :class:`FellegiSunter`: match weights learned without labels (EM);
@@ -21,6 +22,7 @@ missing rather than far, and each column's part of a match is shown.
 """
 
 from ._blocking import BlockingRule, candidate_pairs
+from ._candidate_stream import iter_candidate_pairs
 from ._columns import Column
 from ._comparison import ComparisonLevels, pairs_frame
 from ._deduplicator import RecordDeduplicator
@@ -38,6 +40,7 @@ __all__ = [
     "RecordEmbedder",
     "RecordLinker",
     "candidate_pairs",
+    "iter_candidate_pairs",
     "make_record_metric",
     "pairs_frame",
     "to_records",

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from rapidfuzz.distance import Levenshtein
 
-from sklearn_ed.records import BlockingRule, candidate_pairs
+from sklearn_ed.records import BlockingRule, candidate_pairs, iter_candidate_pairs
 
 FIRST = ["ann", "anne", "bob", "ann", None, "bób", "zoë", "zoe", "", "Ann"]
 LAST = ["lee", "li", "ray", "lee", "lee", "ray", "wu", "wu", "ng", "lee"]
@@ -108,3 +108,52 @@ def test_sampled_pair_count_of_a_near_rule_is_close():
 def test_bad_rules_name_the_problem(kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message):
         BlockingRule(**kwargs)
+
+
+STREAM_RULES = [
+    BlockingRule("first"),
+    BlockingRule("last", threshold=1),
+    BlockingRule(("first", "last"), threshold=0.2, metric="normalized_indel"),
+]
+
+
+@pytest.mark.parametrize("block_size", [1, 3, 2**20])
+@pytest.mark.parametrize("two_tables", [False, True])
+def test_streamed_pairs_are_the_union_each_pair_once_from_its_first_rule(
+    person_records, block_size, two_tables
+):
+    frame = person_records[0].iloc[:600]
+    records, other = (frame.iloc[:300], frame.iloc[300:]) if two_tables else (frame, None)
+    rules = [
+        BlockingRule("last_name"),
+        BlockingRule("name", threshold=2, processor="default_sort_tokens"),
+        BlockingRule(("city", "date_of_birth")),
+        BlockingRule("street_address", threshold=0.2, metric="normalized_indel"),
+    ]
+    rows, columns, report = candidate_pairs(records, rules, other)
+    streamed = list(iter_candidate_pairs(records, rules, other, block_size=block_size))
+    pairs = [
+        (i, j)
+        for block_rows, block_columns, _ in streamed
+        for i, j in zip(block_rows.tolist(), block_columns.tolist())
+    ]
+    assert len(pairs) == len(set(pairs))
+    assert set(pairs) == set(zip(rows.tolist(), columns.tolist()))
+    per_rule = np.zeros(len(rules), dtype=int)
+    for block_rows, _, rule in streamed:
+        per_rule[rule] += len(block_rows)
+        # A key shared by many records may exceed the block by one record's partners.
+        assert len(block_rows) <= max(block_size, len(records if other is None else other))
+    assert per_rule.tolist() == report["new_pairs"].tolist()
+
+
+def test_streamed_pairs_of_the_small_table_and_bad_block_size(people):
+    rows, columns, _ = candidate_pairs(people, STREAM_RULES)
+    streamed = [
+        (i, j)
+        for block_rows, block_columns, _ in iter_candidate_pairs(people, STREAM_RULES, block_size=2)
+        for i, j in zip(block_rows.tolist(), block_columns.tolist())
+    ]
+    assert sorted(streamed) == sorted(zip(rows.tolist(), columns.tolist()))
+    with pytest.raises(ValueError, match="block_size"):
+        next(iter_candidate_pairs(people, STREAM_RULES, block_size=0))
