@@ -131,13 +131,15 @@ class ComparisonLevels(TransformerMixin, BaseEstimator):
         """
         self.columns_ = as_columns(self.columns)
         self._check_pairs(X)
+        # Only the term-frequency columns are counted: processing is most of a fit.
+        counted = [column for column in self.columns_ if column.term_frequencies]
         sides = [
             np.concatenate(
                 [column.values(X[column.name + LEFT]), column.values(X[column.name + RIGHT])]
             )
-            for column in self.columns_
+            for column in counted
         ]
-        self.term_frequencies_ = term_frequencies(self.columns_, sides)
+        self.term_frequencies_ = term_frequencies(counted, sides)
         self.feature_names_in_ = np.asarray(X.columns, dtype=object)
         self.n_features_in_ = len(self.feature_names_in_)
         return self
