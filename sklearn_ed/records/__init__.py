@@ -18,7 +18,8 @@ missing rather than far, and each column's part of a match is shown.
   pairs (one to one where asked);
 - :func:`make_record_metric` and :func:`to_records`: one distance between
   records (the columns' distances, weighted), with a lower bound, for exact
-  nearest records, joins and pairwise distances.
+  nearest records, joins and pairwise distances; :func:`nearest_records` and
+  :func:`record_join` run them on DataFrames, index labels in and out.
 """
 
 from ._blocking import BlockingRule, candidate_pairs
@@ -30,6 +31,7 @@ from ._fellegi_sunter import FellegiSunter
 from ._linker import RecordLinker
 from ._record_embedder import RecordEmbedder
 from ._record_metric import make_record_metric, to_records
+from ._record_search import nearest_records, record_join
 
 __all__ = [
     "BlockingRule",
@@ -42,6 +44,8 @@ __all__ = [
     "candidate_pairs",
     "iter_candidate_pairs",
     "make_record_metric",
+    "nearest_records",
     "pairs_frame",
+    "record_join",
     "to_records",
 ]

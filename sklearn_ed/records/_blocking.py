@@ -186,23 +186,31 @@ def _offsets_within(counts):
 
 
 def _near_pairs(left, right, rule, n_jobs):
+    blocks = list(near_blocks(left, right, rule, n_jobs))
+    if not blocks:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    rows, columns = zip(*blocks)
+    return np.concatenate(rows), np.concatenate(columns)
+
+
+def near_blocks(left, right, rule, n_jobs):
+    """The pairs of present keys within the rule's threshold, as the join yields them."""
     left_present = np.flatnonzero(left != "")
     right_present = None if right is None else np.flatnonzero(right != "")
-    rows, columns = [], []
-    if len(left_present) and (right is None or len(right_present)):
-        blocks = iter_similarity_join(
-            left[left_present],
-            None if right is None else right[right_present],
-            threshold=rule.threshold,
-            metric=rule.metric,
-            n_jobs=n_jobs,
+    if not len(left_present) or (right is not None and not len(right_present)):
+        return
+    blocks = iter_similarity_join(
+        left[left_present],
+        None if right is None else right[right_present],
+        threshold=rule.threshold,
+        metric=rule.metric,
+        n_jobs=n_jobs,
+    )
+    for rows, columns, _ in blocks:
+        yield (
+            left_present[rows].astype(np.int64),
+            (left_present if right is None else right_present)[columns].astype(np.int64),
         )
-        for block_rows, block_columns, _ in blocks:
-            rows.append(left_present[block_rows])
-            columns.append((left_present if right is None else right_present)[block_columns])
-    if not rows:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    return np.concatenate(rows).astype(np.int64), np.concatenate(columns).astype(np.int64)
 
 
 def candidate_pairs(

@@ -11,9 +11,8 @@ that makes it.
 import numpy as np
 
 from ..distances import get_metric
-from ..join import iter_similarity_join
 from ..utils import require_pandas
-from ._blocking import _offsets_within
+from ._blocking import _offsets_within, near_blocks
 
 # Pairs of a block, at most (a key shared by more records gives one row's
 # partners as a block of their own).
@@ -66,7 +65,7 @@ def iter_candidate_pairs(records, rules, other=None, *, block_size=BLOCK_PAIRS, 
         blocks = (
             _equal_blocks(left, right, block_size)
             if rule.threshold is None
-            else _near_blocks(left, right, rule, n_jobs)
+            else near_blocks(left, right, rule, n_jobs)
         )
         for rows, columns in blocks:
             earlier = np.zeros(len(rows), dtype=bool)
@@ -128,23 +127,3 @@ def _equal_blocks(left, right, block_size):
         ]
         yield rows.astype(np.int64), columns.astype(np.int64)
         start = stop
-
-
-def _near_blocks(left, right, rule, n_jobs):
-    """The pairs of present keys within the rule's threshold, as the join yields them."""
-    left_present = np.flatnonzero(left != "")
-    right_present = None if right is None else np.flatnonzero(right != "")
-    if not len(left_present) or (right is not None and not len(right_present)):
-        return
-    blocks = iter_similarity_join(
-        left[left_present],
-        None if right is None else right[right_present],
-        threshold=rule.threshold,
-        metric=rule.metric,
-        n_jobs=n_jobs,
-    )
-    for rows, columns, _ in blocks:
-        yield (
-            left_present[rows].astype(np.int64),
-            (left_present if right is None else right_present)[columns].astype(np.int64),
-        )

@@ -9,7 +9,14 @@ from sklearn.base import clone
 
 from sklearn_ed import FastMapEmbedder, FilterRefineNeighbors, StringDeduplicator, similarity_join
 from sklearn_ed.distances import pairwise_distances
-from sklearn_ed.records import Column, RecordEmbedder, make_record_metric, to_records
+from sklearn_ed.records import (
+    Column,
+    RecordEmbedder,
+    make_record_metric,
+    nearest_records,
+    record_join,
+    to_records,
+)
 
 COLUMNS = [
     Column("first_name", metric="jaro_winkler"),
@@ -234,3 +241,24 @@ def test_a_registered_record_metric_saves_and_loads_with_its_search(tmp_path, me
         embedder.transform(people[:50]).toarray(), search.embedder_.transform(people[:50]).toarray()
     )
     assert embedder.get_feature_names_out()[0].startswith("first_name:")
+
+
+def test_nearest_records_and_record_join_name_rows_by_their_labels(person_records):
+    frame = person_records[0].rename(columns={"name": "full_name"}).iloc[:400]
+    frame = frame.set_axis([f"p{i}" for i in range(len(frame))])
+    base, queries = frame.iloc[:300], frame.iloc[300:]
+    metric = make_record_metric(COLUMNS, weights=WEIGHTS)
+    distances = metric.pairwise(to_records(queries, COLUMNS), to_records(base, COLUMNS))
+    found = nearest_records(base, queries, columns=COLUMNS, weights=WEIGHTS, n_neighbors=2)
+    assert found.columns.tolist() == ["right", "left", "rank", "distance"]
+    assert found["right"].tolist() == np.repeat(queries.index, 2).tolist()
+    np.testing.assert_allclose(
+        found["distance"].to_numpy().reshape(-1, 2), np.sort(distances, axis=1)[:, :2], atol=1e-12
+    )
+    nearest = base.index[distances.argmin(axis=1)]
+    assert np.mean(found.loc[found["rank"] == 0, "left"].to_numpy() == nearest) > 0.99
+    pairs = record_join(base, queries, columns=COLUMNS, weights=WEIGHTS, threshold=0.3)
+    expected = np.argwhere(distances.T <= metric.limit(0.3))
+    assert set(zip(pairs["left"], pairs["right"])) == {
+        (base.index[i], queries.index[j]) for i, j in expected
+    }
