@@ -99,7 +99,7 @@ class RecordEmbedder(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        X_new : scipy.sparse.csr_matrix of float32, shape (n_samples, n_features_out_)
+        X_new : scipy.sparse.csr_matrix of float32, shape (n_samples, n_features)
         """
         check_is_fitted(self)
         X = record_array(check_items(X, "objects", allow_empty=True), len(self.columns))
