@@ -39,7 +39,9 @@ def adjacency(n_nodes, rows, columns, distances):
 def grouped_stars(graph, copies, complete):
     """The owner node of each node: representative or complete linkage."""
     degrees = copies - 1 + graph.astype(bool).astype(np.int64) @ copies
-    return _stars(graph, _degree_order(degrees), complete)
+    graph = graph.copy()
+    graph.sort_indices()  # the kernel looks members up by bisection
+    return _stars(graph.indptr, graph.indices, graph.data, _degree_order(degrees), complete)
 
 
 class Components:
@@ -84,29 +86,40 @@ def _degree_order(degrees):
     return np.lexsort((np.arange(len(degrees)), -degrees))
 
 
-def _stars(graph, order, complete):
-    owner = np.full(graph.shape[0], -1, dtype=np.int64)
+@njit(cache=True, nogil=True)
+def _stars(indptr, indices, values, order, complete):
+    """Each unowned node in ``order`` opens a group and takes its unowned
+    neighbors, nearest first (then by node); under complete linkage only
+    those adjacent to every member already taken."""
+    owner = np.full(len(indptr) - 1, -1, dtype=np.int64)
+    members = np.empty(len(owner), dtype=np.int64)
     for row in order:
         if owner[row] >= 0:
             continue
         owner[row] = row
-        start, stop = graph.indptr[row], graph.indptr[row + 1]
-        neighbors, values = graph.indices[start:stop], graph.data[start:stop]
-        order = np.lexsort((neighbors, values))
-        members = [row]
-        for neighbor in neighbors[order]:
+        members[0], n_members = row, 1
+        start, stop = indptr[row], indptr[row + 1]
+        # Sorted by node, so a stable sort by distance breaks ties by node.
+        for position in np.argsort(values[start:stop], kind="mergesort"):
+            neighbor = indices[start + position]
             if owner[neighbor] >= 0:
                 continue
-            if complete and not _near_all(graph, neighbor, members):
+            if complete and not _adjacent_to_all(indptr, indices, neighbor, members[:n_members]):
                 continue
             owner[neighbor] = row
-            members.append(neighbor)
+            members[n_members] = neighbor
+            n_members += 1
     return owner
 
 
-def _near_all(graph, row, members):
-    start, stop = graph.indptr[row], graph.indptr[row + 1]
-    return np.isin(members, graph.indices[start:stop]).all() if len(members) > 1 else True
+@njit(cache=True, nogil=True)
+def _adjacent_to_all(indptr, indices, node, members):
+    adjacent = indices[indptr[node] : indptr[node + 1]]
+    for member in members:
+        position = np.searchsorted(adjacent, member)
+        if position == len(adjacent) or adjacent[position] != member:
+            return False
+    return True
 
 
 def numbered(owner_rows):

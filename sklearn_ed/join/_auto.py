@@ -5,10 +5,22 @@ times faster than comparing every pair for words within two edits, and three
 times slower for token-sorted person records at similarity 0.85, whose short
 segments match everywhere. So "auto" prepares each candidate method (the
 partition filter builds its index), times the work of random rows,
-extrapolates each to the whole join and runs the cheapest. The samples grow
-by doubling while a method is within ``CLEAR_LEAD`` of the cheapest and
-their time is under ``SAMPLING_SHARE`` of its estimate; a method that keeps
-its samples' pairs (the partition filter) does not redo them.
+extrapolates each to the whole join and runs the cheapest; a method that
+keeps its samples' pairs (the partition filter) does not redo them.
+
+Samples run in one thread and the join's threads divide the rate: on two
+threads a sample's call paid 2-3 ms of fixed cost (pools started, tasks
+handed over), as much as 200 rows' work of the partition filter on 10,000
+names. What fixed cost remains is bounded by the first call's time, so
+each sample gives an interval: its mean rate above (the fixed cost counted
+as work), its rate less the first call's time below. A first sample of
+``FIRST_SAMPLE_ROWS`` rows drops a method whose lower estimate is
+``CLEAR_LEAD`` times another's upper one before it spends a full sample (the
+partition filter on records within a fifth of their length: 8 rows showed
+it seven times slower than brute force, where 128 cost a tenth of the
+join); the samples then grow from ``FULL_SAMPLE_ROWS``, doubling, while a
+method is within ``CLEAR_LEAD`` of the cheapest and their time is under
+``SAMPLING_SHARE`` of its estimate.
 """
 
 import logging
@@ -17,6 +29,7 @@ from time import perf_counter
 from typing import Iterator
 
 import numpy as np
+from joblib import effective_n_jobs
 
 from ._methods import auto_candidates, checked_join_method
 
@@ -26,9 +39,11 @@ LOGGER = logging.getLogger("sklearn_ed.join")
 # joins (brute force: about 30 ms for a million pairs), untimed.
 SMALL_JOIN_PAIRS = 1_000_000
 # Random rows of the first timed sample (after one untimed row, which pays the
-# first call's costs: threads started, compiled kernels loaded); each later
-# one doubles. Fewer would time a task's fixed cost more than its rows.
-FIRST_SAMPLE_ROWS = 128
+# first call's costs: threads started, compiled kernels loaded), which drops
+# a method certainly slower; then of the first full sample, each later one
+# doubling. Fewer rows would time a call's fixed cost more than its rows.
+FIRST_SAMPLE_ROWS = 8
+FULL_SAMPLE_ROWS = 128
 # Time spent sampling, at most, as a share of the cheapest estimate.
 SAMPLING_SHARE = 0.03
 # A method estimated this many times dearer than the cheapest is not sampled further.
@@ -100,9 +115,8 @@ def _measured_choice(candidates, left, right, spec, limit, n_jobs):
     timings = [_Timing(method, left, right, spec, limit, n_jobs) for method in candidates]
     declined = tuple(timing.method.name for timing in timings if timing.plan is None)
     timings = [timing for timing in timings if timing.plan is not None]
-    if len(timings) > 1:
-        _sample_until_clear(timings, len(left))
-    chosen = min(timings, key=lambda timing: timing.estimate or 0.0)
+    active = _sample_until_clear(timings, len(left)) if len(timings) > 1 else timings
+    chosen = min(active, key=lambda timing: timing.estimate or 0.0)
     return JoinChoice(
         chosen.method.name,
         chosen.plan.blocks(),
@@ -113,23 +127,37 @@ def _measured_choice(candidates, left, right, spec, limit, n_jobs):
 
 
 def _sample_until_clear(timings, n_rows):
-    """Sample the methods on the same random rows, doubling, until one leads
-    the others by ``CLEAR_LEAD``, another round would take the samples beyond
-    ``SAMPLING_SHARE`` of the least estimate, or every row was sampled."""
+    """Sample the methods on the same random rows (see the module docstring)
+    until one is left, another round would take the samples beyond
+    ``SAMPLING_SHARE`` of the least estimate, or every row was sampled; the
+    methods still in the running."""
     order = np.random.default_rng(0).permutation(n_rows)
     for timing in timings:
-        timing.plan.sample(order[:1])
+        timing.first_call(order[:1])
     active, asked = timings, 1
-    while len(active) > 1 and asked < n_rows:
-        rows = order[asked : asked + max(FIRST_SAMPLE_ROWS, asked)]
+    for size in _round_sizes():
+        if len(active) < 2 or asked >= n_rows:
+            return active
+        rows = order[asked : asked + size]
         asked += len(rows)
         for timing in active:
             timing.sample(rows)
-        best = min(timing.estimate for timing in timings)
+        least = min(timing.estimate for timing in active)
+        active = [timing for timing in active if timing.lowest <= CLEAR_LEAD * least]
+        if size < FULL_SAMPLE_ROWS:
+            continue
         # The next round samples as many rows as all before it.
-        if 2 * sum(timing.sampling for timing in timings) > SAMPLING_SHARE * best:
-            break
-        active = [timing for timing in timings if timing.estimate <= CLEAR_LEAD * best]
+        if 2 * sum(timing.sampling for timing in timings) > SAMPLING_SHARE * least:
+            return active
+        active = [timing for timing in active if timing.estimate <= CLEAR_LEAD * least]
+
+
+def _round_sizes():
+    yield FIRST_SAMPLE_ROWS
+    size = FULL_SAMPLE_ROWS
+    while True:
+        yield size
+        size *= 2
 
 
 class _Timing:
@@ -140,17 +168,34 @@ class _Timing:
         start = perf_counter()
         self.plan = method.plan(left, right, spec, limit, n_jobs)
         self.preparing = perf_counter() - start
-        self.sampling, self.share = 0.0, 0.0
+        self.threads = effective_n_jobs(n_jobs)  # the join's, the samples' one
+        self.fixed = 0.0  # the first call's seconds: at least a call's fixed cost
+        self.share = self.seconds = 0.0  # of the last timed sample
+        self.sampling = 0.0  # seconds of every timed sample
+
+    def first_call(self, rows):
+        """The first call, untimed as a sample: it bounds the calls' fixed cost."""
+        start = perf_counter()
+        self.plan.sample(rows)
+        self.fixed = perf_counter() - start
 
     def sample(self, rows):
         start = perf_counter()
-        self.share += self.plan.sample(rows)
-        self.sampling += perf_counter() - start
+        self.share = self.plan.sample(rows)
+        self.seconds = perf_counter() - start
+        self.sampling += self.seconds
 
     @property
     def estimate(self):
-        """Seconds of the whole join: preparing, then the samples' rate (None
-        before any sample)."""
+        """Seconds of the whole join: preparing, then the last sample's rate
+        shared by the join's threads (its fixed cost counted as work: at most
+        the real time; None before any sample)."""
         if not self.share:
             return None
-        return self.preparing + self.sampling / min(self.share, 1.0)
+        return self.preparing + self.seconds / min(self.share, 1.0) / self.threads
+
+    @property
+    def lowest(self):
+        """The estimate less the first call's time per sample: at least the real time."""
+        work = max(self.seconds - self.fixed, 0.0)
+        return self.preparing + work / min(self.share, 1.0) / self.threads

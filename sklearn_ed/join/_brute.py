@@ -15,15 +15,20 @@ from ._verify import upper_pairs, verified
 # cells: 4 % of FEBRL2's 5,000 records instead of 16 % with 4M).
 BRUTE_BLOCK_CELLS = 1_000_000
 BRUTE_BLOCK_ROWS = 64
+# Cells a sample compares at most: its rate is steady from a few thousand
+# pairs, and what it compares is not kept (1-6 ms in one thread).
+BRUTE_SAMPLE_CELLS = 2**16
 
 
 class BruteJoin:
-    """A brute-force join, ready to time on a sample of its blocks or to run.
+    """A brute-force join, ready to time on a sample of its cells or to run.
 
     The plan ``method="auto"`` times (:func:`~._auto.choose_join_method`):
-    :meth:`sample` runs whole blocks of the join (a block's call prepares the
-    other side once, which a few rows alone would pay for many times over),
-    at random places, and keeps nothing; :meth:`blocks` runs the join.
+    :meth:`sample` runs one block of rows against a random window of the
+    other side, as many cells as the rows asked for would compare in all (a
+    block's call prepares the other side once, which a few rows alone would
+    pay for many times over), through the same path as the join (the prefix
+    bound included), and keeps nothing; :meth:`blocks` runs the join.
     """
 
     def __init__(self, left, right, spec, threshold, n_jobs):
@@ -33,32 +38,58 @@ class BruteJoin:
         self.block = block_rows(self.other)
         n = len(left)
         self.n_pairs = n * (n - 1) // 2 if right is None else n * len(right)
+        self.prefix = None
+        if PrefixBound.applies(spec):
+            bound = spec.levenshtein_radius(threshold)
+            self.prefix = PrefixBound(spec, bound, left, self.other, n_jobs)
+        self._random = np.random.default_rng(0)
 
     def sample(self, rows):
-        """Run the blocks that begin at ``rows`` (random rows), at least one,
-        at most enough to cover as many rows; the share of the join's pairs
-        they compared."""
-        compared = 0
-        for begin in rows[: max(1, len(rows) // self.block)]:
-            block = np.arange(begin, min(begin + self.block, len(self.left)))
-            first = begin + 1 if self.right is None else 0
-            if first < len(self.other):
-                _compared(
-                    self.spec,
-                    self.left,
-                    self.other,
-                    block,
-                    first,
-                    self.threshold,
-                    self.n_jobs,
-                    self.right is None,
-                )
-                compared += len(block) * (len(self.other) - first)
-        return max(compared, 1) / max(self.n_pairs, 1)
+        """Compare the block of rows that begins at ``rows[0]`` with a random
+        window of the other side, of as many cells as ``rows`` against the whole
+        other side (at most ``BRUTE_SAMPLE_CELLS``), in one thread; the share of
+        the join's pairs compared."""
+        begin = int(rows[0])
+        block = np.arange(begin, min(begin + self.block, len(self.left)))
+        cells = min(len(rows) * len(self.other), BRUTE_SAMPLE_CELLS)
+        width = min(len(self.other), -(-cells // len(block)))
+        first = int(self._random.integers(0, len(self.other) - width + 1))
+        for _ in self._block_pairs(block, first, first + width, n_jobs=1):
+            pass
+        return max(len(block) * width, 1) / max(self.n_pairs, 1)
 
     def blocks(self):
         """Every block of pairs."""
-        return brute_join(self.left, self.right, self.spec, self.threshold, self.n_jobs)
+        for begin in range(0, len(self.left), self.block):
+            # A self-join compares a row only with the rows after it.
+            first = begin + 1 if self.right is None else 0
+            if first >= len(self.other):
+                break
+            rows = np.arange(begin, min(begin + self.block, len(self.left)))
+            yield from self._block_pairs(rows, first, len(self.other), self.n_jobs)
+
+    def _block_pairs(self, rows, first, last, n_jobs):
+        """The pairs within the threshold of ``left[rows]`` and ``other[first:last]``
+        (a self-join's upper triangle): through the prefix bound where it applies."""
+        bounded = rows[:0] if self.prefix is None else self.prefix.rows(rows)
+        if bounded.size:
+            pairs = self.prefix.candidates(self.left, bounded, first, last, n_jobs)
+            pair_rows, columns = upper_pairs(*pairs) if self.right is None else pairs
+            yield verified(
+                self.spec, self.left, self.other, pair_rows, columns, self.threshold, n_jobs
+            )
+            rows = np.setdiff1d(rows, bounded)
+        if rows.size:
+            pair_rows, columns, distances = pairwise_distances_within(
+                self.left[rows],
+                self.other[first:last],
+                self.spec,
+                limits=self.threshold,
+                n_jobs=n_jobs,
+                check_input=False,
+            )
+            pairs = rows[pair_rows], columns + first, distances
+            yield upper_pairs(*pairs) if self.right is None else pairs
 
 
 def block_rows(other):
@@ -68,31 +99,4 @@ def block_rows(other):
 
 def brute_join(left, right, spec, threshold, n_jobs):
     """The blocks of pairs within ``threshold``, every pair compared."""
-    other = left if right is None else right
-    prefix = None
-    if PrefixBound.applies(spec):
-        prefix = PrefixBound(spec, spec.levenshtein_radius(threshold), left, other, n_jobs)
-    block = block_rows(other)
-    for begin in range(0, len(left), block):
-        # A self-join compares a row only with the rows after it.
-        first = begin + 1 if right is None else 0
-        if first >= len(other):
-            break
-        rows = np.arange(begin, min(begin + block, len(left)))
-        bounded = rows[:0] if prefix is None else prefix.rows(rows)
-        if bounded.size:
-            pairs = prefix.candidates(left, bounded, first)
-            pair_rows, columns = upper_pairs(*pairs) if right is None else pairs
-            yield verified(spec, left, other, pair_rows, columns, threshold, n_jobs)
-            rows = np.setdiff1d(rows, bounded)
-        if rows.size:
-            yield _compared(spec, left, other, rows, first, threshold, n_jobs, right is None)
-
-
-def _compared(spec, left, other, rows, first, threshold, n_jobs, self_join):
-    """Pairs within ``threshold`` of ``left[rows]`` and ``other[first:]``, every pair compared."""
-    pair_rows, columns, distances = pairwise_distances_within(
-        left[rows], other[first:], spec, limits=threshold, n_jobs=n_jobs, check_input=False
-    )
-    pairs = rows[pair_rows], columns + first, distances
-    return upper_pairs(*pairs) if self_join else pairs
+    return BruteJoin(left, right, spec, threshold, n_jobs).blocks()

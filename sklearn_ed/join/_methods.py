@@ -38,8 +38,8 @@ class JoinMethod:
     plan : callable, default=None
         ``plan(left, right, spec, limit, n_jobs)``: the join prepared, an
         object with ``sample(rows) -> share`` (do the work of at least these
-        random rows of ``left``, return the share of the whole join's work
-        done) and ``blocks()`` (the join's blocks, reusing what the samples
+        random rows of ``left`` in one thread, return the share of the whole
+        join's work done) and ``blocks()`` (the join's blocks, reusing what the samples
         kept), or None where the method declines (a sample says it cannot
         win). ``"auto"`` times the preparation and the samples of each exact
         method with a plan and runs the one of least estimated time; None:

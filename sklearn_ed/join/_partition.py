@@ -258,15 +258,17 @@ class PartitionFilter:
         self._index_lengths = np.array([length for length, _, _ in self._cuts], np.int64)
         self._windows = {}
 
-    def blocks(self, rows=None):
+    def blocks(self, rows=None, n_jobs=None):
         """Candidate pairs ``(probe_rows, index_rows)`` of the probe ``rows``
-        (all by default), block by block, each pair once within a block."""
+        (all by default), block by block, each pair once within a block; on
+        ``n_jobs`` threads (the filter's by default)."""
+        n_jobs = self.n_jobs if n_jobs is None else n_jobs
         # A task holds one group of candidates when it is handed over; the
         # rest of its groups (a segment common to many rows) are expanded by
         # a pool of their own, as many at once as there are threads.
-        for first, matches, rest in _in_threads(self._probed, self._tasks(rows), self.n_jobs):
+        for first, matches, rest in _in_threads(self._probed, self._tasks(rows), n_jobs):
             yield first
-            yield from _in_threads(partial(self._expanded, matches), rest, self.n_jobs)
+            yield from _in_threads(partial(self._expanded, matches), rest, n_jobs)
 
     def windows(self, probe_length):
         """``[(indexed length, windows)]`` a probe of ``probe_length`` looks up."""

@@ -67,10 +67,10 @@ class PartitionJoin:
         self.n_threads = effective_n_jobs(n_jobs)
 
     def sample(self, rows):
-        """Probe as many rows as ``rows`` (random probe rows) holds, of the
-        lengths of its first rows, one length per thread (each pays a task's
-        fixed cost once, and the threads work as in the join); keep their
-        pairs. Returns the share of the probe rows sampled."""
+        """Probe as many rows as ``rows`` (random probe rows) holds, in one
+        thread, of the lengths of its first rows, as many lengths as the join
+        has threads (each pays a task's fixed cost once); keep their pairs.
+        Returns the share of the probe rows sampled."""
         unsampled = {}  # length: its unsampled rows, for a thread each
         for length in self.filter.probe_lengths[rows]:
             if length not in unsampled:
@@ -81,7 +81,7 @@ class PartitionJoin:
         per_length = -(-len(rows) // max(len(chosen), 1))
         probes = np.concatenate([found[:per_length] for found in chosen] or [rows[:0]])
         self.sampled[probes] = True
-        self.sampled_blocks += list(self._verified(probes))
+        self.sampled_blocks += list(self._verified(probes, n_jobs=1))
         return max(len(probes), 1) / len(self.left)
 
     def blocks(self):
@@ -94,10 +94,11 @@ class PartitionJoin:
         rows = np.flatnonzero((self.filter.probe_lengths == length) & ~self.sampled)
         return rows[np.argsort(self.random_order[rows])]
 
-    def _verified(self, probes):
+    def _verified(self, probes, n_jobs=None):
         """The pairs within the threshold of the ``probes``: of their candidates,
-        and with the short indexed rows."""
-        for probe_rows, index_rows in self.filter.blocks(probes):
+        and with the short indexed rows; on ``n_jobs`` threads (the join's by default)."""
+        n_jobs = self.n_jobs if n_jobs is None else n_jobs
+        for probe_rows, index_rows in self.filter.blocks(probes, n_jobs):
             if self.right is None:  # each pair once (index row < probe row); short rows apart
                 keep = ~self.is_short[probe_rows]
                 probe_rows, index_rows = index_rows[keep], probe_rows[keep]
@@ -108,10 +109,10 @@ class PartitionJoin:
                 probe_rows,
                 index_rows,
                 self.threshold,
-                self.n_jobs,
+                n_jobs,
             )
         if self.filter.short.size and probes.size:
-            yield _short_pairs(self, probes)
+            yield _short_pairs(self, probes, n_jobs)
 
 
 class _Sides:
@@ -133,7 +134,7 @@ class _Sides:
         return left_rows[within], right_rows[within]
 
 
-def _short_pairs(join, probes):
+def _short_pairs(join, probes, n_jobs):
     """Pairs of the short indexed rows and the ``probes``, by comparing each to all."""
     short, is_short, right = join.filter.short, join.is_short, join.right
     rows, columns, distances = pairwise_distances_within(
@@ -141,7 +142,7 @@ def _short_pairs(join, probes):
         join.left[probes],
         join.spec,
         limits=join.threshold,
-        n_jobs=join.n_jobs,
+        n_jobs=n_jobs,
         check_input=False,
     )
     index_rows, columns = short[rows], probes[columns]

@@ -71,19 +71,18 @@ class PrefixBound:
             return rows[:0]
         return rows[self.left_lengths[rows] <= LONGEST]
 
-    def candidates(self, left, rows, first):
-        """``(rows, columns)`` of the pairs of ``left[rows]`` with ``other[first:]``
-        the bound does not rule out."""
+    def candidates(self, left, rows, first, last=None, n_jobs=None):
+        """``(rows, columns)`` of the pairs of ``left[rows]`` with ``other[first:last]``
+        the bound does not rule out, on ``n_jobs`` threads (the bound's by default)."""
+        n_jobs = self.n_jobs if n_jobs is None else n_jobs
         lengths = self.left_lengths[rows]
         slack = np.maximum(lengths - SIMD_WIDTH, 0)
-        other_lengths = self.other_lengths[first:]
+        other_lengths = self.other_lengths[first:last]
         cutoff = self.limits[lengths][:, other_lengths.min() :].max() + slack.max()
-        chunks = chunk_per_worker(np.arange(len(rows)), self.n_jobs)
+        chunks = chunk_per_worker(np.arange(len(rows)), n_jobs)
         task = partial(_pairs_under_bound, self.distance, other_lengths, self.limits, cutoff)
         prefixes = [left[row][:SIMD_WIDTH] for row in rows]
-        found = map_chunks(
-            task, prefixes, self.other[first:], [slack, lengths], chunks, self.n_jobs
-        )
+        found = map_chunks(task, prefixes, self.other[first:last], [slack, lengths], chunks, n_jobs)
         pair_rows = np.concatenate([chunk[local] for chunk, (local, _) in zip(chunks, found)])
         columns = np.concatenate([columns for _, columns in found]) + first
         # The strings of one join are alike: a block the bound did not prune

@@ -142,9 +142,9 @@ def test_the_brute_join_takes_its_prefix_bound(half_edits, monkeypatch):
     pruned = []
     candidates = PrefixBound.candidates
 
-    def counted(self, left, rows, first):
+    def counted(self, left, rows, first, last=None, n_jobs=None):
         pruned.append(len(rows))
-        return candidates(self, left, rows, first)
+        return candidates(self, left, rows, first, last, n_jobs)
 
     monkeypatch.setattr(PrefixBound, "candidates", counted)
     rng = np.random.default_rng(1)

@@ -73,9 +73,11 @@ def clock(monkeypatch):
     return clock
 
 
-def _registered_plans(monkeypatch, clock, seconds_per_join, declining=()):
+def _registered_plans(monkeypatch, clock, seconds_per_join, declining=(), per_call=None):
     """Methods whose plans take ``seconds_per_join[name]`` for the whole join
-    (on the fake clock), and record the rows each sample was asked for."""
+    (on the fake clock), and ``per_call[name]`` more each call, and record the
+    rows each sample was asked for."""
+    per_call = per_call or {}
     monkeypatch.setattr(methods_module, "_METHODS", {})
     asked = {name: [] for name in seconds_per_join}
 
@@ -87,7 +89,7 @@ def _registered_plans(monkeypatch, clock, seconds_per_join, declining=()):
             def sample(self, rows):
                 asked[name].append(len(rows))
                 share = len(rows) / len(self.arguments[0])
-                clock.now += seconds_per_join[name] * share
+                clock.now += seconds_per_join[name] * share + per_call.get(name, 0.0)
                 return share
 
             def blocks(self):
@@ -110,8 +112,8 @@ def test_auto_runs_the_method_of_least_measured_time(monkeypatch, clock, caplog)
     [record] = caplog.records
     assert "method='auto' chose 'fast'" in record.getMessage()
     assert "slow 100 s, fast 10 s" in record.getMessage()
-    # One untimed row, then 128 rows: a lead of 10x ends the sampling there.
-    assert asked == {"slow": [1, 128], "fast": [1, 128]}
+    # One untimed row, then 8 rows: a lead of 10x ends the sampling there.
+    assert asked == {"slow": [1, 8], "fast": [1, 8]}
 
 
 def test_close_methods_are_sampled_until_the_share_of_time_is_spent(monkeypatch, clock):
@@ -121,9 +123,18 @@ def test_close_methods_are_sampled_until_the_share_of_time_is_spent(monkeypatch,
         "auto", strings, None, get_metric("levenshtein"), 0, None
     )
     assert choice.name == "b"  # its blocks are not run
-    # Doubling from 128 rows while another round would keep both methods'
-    # samples within 3 % of the least estimate (10 s): 1,031 rows, 0.23 s.
-    assert asked["a"] == asked["b"] == [1, 128, 129, 258, 516]
+    # 8 rows, then doubling from 128 rows while another round would keep both
+    # methods' timed samples within 3 % of the least estimate (10 s): 904 rows.
+    assert asked["a"] == asked["b"] == [1, 8, 128, 256, 512]
+
+
+def test_a_fixed_cost_per_call_does_not_drop_the_faster_method(monkeypatch, clock, caplog):
+    """20 ms a call makes the first 8 rows' mean rate 26 s for a join of 1 s;
+    less the first call's time, the lower estimate keeps it in the running."""
+    _registered_plans(monkeypatch, clock, {"lean": 1.0, "plain": 5.0}, per_call={"lean": 0.02})
+    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
+        similarity_join([f"w{i:05d}" for i in range(10_000)], threshold=1)
+    assert "chose 'lean'" in caplog.text
 
 
 def test_a_method_that_declines_is_not_timed(monkeypatch, clock, caplog):

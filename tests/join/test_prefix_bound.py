@@ -81,8 +81,8 @@ def test_brute_join_through_the_prefix_bound_equals_brute_force(
     bounded = []
     candidates = PrefixBound.candidates
 
-    def recorded(self, left, rows, first):
-        found = candidates(self, left, rows, first)
+    def recorded(self, left, rows, first, last=None, n_jobs=None):
+        found = candidates(self, left, rows, first, last, n_jobs)
         bounded.append((len(rows), len(found[0])))
         return found
 
@@ -121,3 +121,26 @@ def test_the_bound_is_for_levenshtein_and_indel_only():
     assert PrefixBound.applies(get_metric("normalized_indel"))
     assert not PrefixBound.applies(get_metric("osa"))
     assert not PrefixBound.applies(get_metric("jaro_winkler"))
+
+
+def test_a_brute_sample_compares_a_bounded_window_through_the_prefix_bound(records, monkeypatch):
+    """``method="auto"`` times the path the join runs (the bound, for these
+    strings of 65 to 96 characters), on at most ``BRUTE_SAMPLE_CELLS`` pairs."""
+    left, _ = records
+    monkeypatch.setattr(join_module, "BRUTE_SAMPLE_CELLS", 500)
+    bounded = []
+    candidates = PrefixBound.candidates
+
+    def recorded(self, left, rows, first, last=None, n_jobs=None):
+        bounded.append((len(rows), last - first))
+        return candidates(self, left, rows, first, last, n_jobs)
+
+    monkeypatch.setattr(PrefixBound, "candidates", recorded)
+    spec = get_metric("levenshtein")
+    join = join_module.BruteJoin(left, None, spec, 6, None)
+    share = join.sample(np.arange(len(left)))
+    # One block (every row here) against a window of ceil(500 / 120) columns;
+    # the rows over 96 characters went the plain path.
+    [(rows, width)] = bounded
+    assert width == 5 and 0 < rows < len(left) == 120
+    assert share == len(left) * width / join.n_pairs

@@ -131,19 +131,37 @@ def pairwise_distances_within(X, Y, metric="levenshtein", *, limits, n_jobs=None
 def _blocks_with_cutoffs(spec, X, Y, cutoffs, n_jobs):
     """``(rows, distances of X[rows] to Y)`` pairs, each chunk computed with its cut-off.
 
-    Rows sharing a cut-off (integer metrics have few) are split into one
-    chunk per worker: a batched call prepares the base once, and metrics that
-    support cut-offs do less work the smaller it is (rapidfuzz bands long
-    strings), so rows are not grouped under a larger one. Values above the
-    cut-off are left for the caller to drop.
+    Rows of one cut-off band are split into one chunk per worker: a batched
+    call prepares the base once (and compares up to 64 short queries at
+    once), and metrics that support cut-offs do less work the smaller it is
+    (rapidfuzz bands long strings). A band is one value of an integer
+    metric's few, or real values within ``CUTOFF_BAND`` of the band's least
+    (each row's own limit of a normalized metric would otherwise make one
+    call per row: four times slower on 200 queries of 50,000 records). A
+    chunk's rows come largest cut-off first, the one its call takes. Values
+    above a row's cut-off are left for the caller to drop.
     """
     chunks = [
-        chunk
-        for value in np.unique(cutoffs)
-        for chunk in chunk_per_worker(np.flatnonzero(cutoffs == value), n_jobs)
+        chunk[np.argsort(-cutoffs[chunk], kind="stable")]
+        for band in _cutoff_bands(cutoffs)
+        for chunk in chunk_per_worker(band, n_jobs)
     ]
     blocks = map_chunks(partial(pairwise_block, spec), X, Y, [cutoffs], chunks, n_jobs)
     return zip(chunks, blocks)
+
+
+# Real cut-offs in one band of this ratio (powers of it apart) share a call.
+CUTOFF_BAND = 1.25
+
+
+def _cutoff_bands(cutoffs):
+    """The rows of each band of cut-offs: 0 and below, each interval between
+    powers of ``CUTOFF_BAND``, infinity (so integers 1 to 4 each apart)."""
+    with np.errstate(divide="ignore"):
+        bands = np.floor(np.log(np.maximum(cutoffs, 0)) / np.log(CUTOFF_BAND))
+    _, band_of_row = np.unique(bands, return_inverse=True)
+    order = np.argsort(band_of_row, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(band_of_row[order])) + 1)
 
 
 def chunk_per_worker(rows, n_jobs):
