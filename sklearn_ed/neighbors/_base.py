@@ -135,6 +135,8 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
         self.embedder_ = embedder
         self.embedding_metric_ = embedding_spec(self.embedder_).metric
         self._fit_n_candidates()
+        if self._filter_falls_short():
+            return self._brute_force_instead()
         return self
 
     def _new_search(self, X, embedder):
@@ -215,11 +217,15 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
             # given C a check would only cost (brute force on a sample).
             self.n_candidates_ = fixed
             return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
-        with self._progress(sample_size(k), "recall check (exact brute force)") as progress:
-            check = check_recall(self.search_, k, fixed or 0, progress, random_state=self._seed)
+        check = self._checked_recall(k, fixed or 0)
+        chosen = fixed if fixed is not None else check.smallest_reaching(self.target_recall)
+        # Beyond the grid, up to a tenth of the base, before the filter gives way.
+        wider = min(n_available, n_available // 10)
+        if chosen is None and self._may_brute_force() and wider > check.grid[-1]:
+            check = self._checked_recall(k, wider)
+            chosen = check.smallest_reaching(self.target_recall)
         self._recall_check = check
         self.recall_curve_ = np.column_stack([check.grid, check.recall(), check.standard_error()])
-        chosen = fixed if fixed is not None else check.smallest_reaching(self.target_recall)
         self.n_candidates_ = int(chosen if chosen is not None else check.grid[-1])
         self.estimated_recall_, self.estimated_recall_se_ = check.at(self.n_candidates_)
         log_progress(
@@ -228,7 +234,9 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
             f"{self.estimated_recall_:.3f} +/- {self.estimated_recall_se_:.3f} "
             f"({check.n_queries} items of the base as queries)",
         )
-        if self.estimated_recall_ < self.target_recall and not self.exact:
+        if self.estimated_recall_ < self.target_recall and not (
+            self.exact or self._filter_falls_short()
+        ):
             # exact=True answers exactly whatever the filter's recall.
             message = low_recall_advice(
                 check,
@@ -241,6 +249,10 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
             # Raised from fit: _fit_context, fit, _fit, _fit_n_candidates, here.
             warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=5)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
+
+    def _checked_recall(self, k, at_least):
+        with self._progress(sample_size(k), "recall check (exact brute force)") as progress:
+            return check_recall(self.search_, k, at_least, progress, random_state=self._seed)
 
     def _partial_fit(self, X):
         """Append validated items to the fitted base (the embedder stays as fitted).
@@ -273,6 +285,8 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
         checked = getattr(self, "_n_samples_checked", self.n_samples_fit_)
         if unseen.size or self.n_samples_fit_ >= (1 + _RECHECK_GROWTH) * checked:
             self._fit_n_candidates()
+            if self._filter_falls_short():
+                return self._brute_force_instead()
         return self
 
     def _unseen_characters(self, X):

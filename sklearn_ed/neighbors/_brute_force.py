@@ -4,7 +4,8 @@ The fit times the exact metric on the base (:func:`~sklearn_ed.search.brute_forc
 where a query of the whole base costs less than the filter could pay back
 (:func:`~sklearn_ed.search.brute_force_limit`), the search is a
 :class:`~sklearn_ed.search.BruteSearch`: no embedder, no index, no recall
-check, exact answers.
+check, exact answers. A filter whose recall check reaches ``target_recall``
+at no candidate count gives way to one too.
 """
 
 from ..search import BRUTE_FORCE, BruteSearch, brute_force_limit, brute_force_seconds
@@ -33,6 +34,34 @@ class BruteForceMixin:
             f"costs {1000 * seconds:.3f} ms, at most {1000 * limit:g} ms)",
         )
         return True
+
+    def _brute_force_instead(self):
+        """The filter ``embedder="auto"`` chose reaches ``target_recall`` at no
+        candidate count: compare every item (exact answers) instead."""
+        log_progress(
+            self,
+            f"no candidate count up to {int(self.recall_curve_[-1, 0])} reaches "
+            f"target_recall={self.target_recall} with {type(self.embedder_).__name__}: "
+            "brute force, every item compared",
+        )
+        return self._fit_brute_force(self.search_.items)
+
+    def _filter_falls_short(self):
+        """Whether the recall check found no candidate count reaching
+        ``target_recall`` for a filter that gives way to brute force then."""
+        check = self._recall_check
+        return (
+            check is not None
+            and self._may_brute_force()
+            and check.smallest_reaching(self.target_recall) is None
+        )
+
+    def _may_brute_force(self):
+        """Whether a filter that misses ``target_recall`` at every candidate count
+        gives way to brute force: one ``embedder="auto"`` chose, with
+        ``n_candidates="auto"``, not exact (whose answers are exact anyway)."""
+        auto = self.embedder is None or self.embedder == "auto"
+        return auto and self.n_candidates == "auto" and not self.exact
 
     def _fit_brute_force(self, X):
         """The search of ``X`` by brute force: no embedder, no index, no recall check."""

@@ -44,7 +44,8 @@ class FilterRefineTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         "auto": the smallest count reaching ``target_recall`` on the recall
         check; see :class:`FilterRefineNeighbors`).
     target_recall : float in (0, 1], default=0.95
-        Recall the filter should reach; fit warns when the estimate is below.
+        Recall the filter should reach; fit warns when the estimate is below
+        (or gives way to brute force, as :class:`FilterRefineNeighbors` does).
     check_recall : bool, default=True
         Estimate the filter's recall at fit (``estimated_recall_``).
     filter_algorithm : {"auto", "brute", "hnsw", "ivf", "nndescent"}, default="auto"

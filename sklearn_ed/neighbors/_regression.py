@@ -55,7 +55,8 @@ class FilterRefineRegressor(RegressorMixin, SupervisedFilterRefineBase):
         the check counts every item tied at the k-th distance, since each
         of them votes: strings whose distances tie often need more candidates.
     target_recall : float in (0, 1], default=0.95
-        Recall the filter should reach; fit warns when the estimate is below.
+        Recall the filter should reach; fit warns when the estimate is below
+        (or gives way to brute force, as :class:`FilterRefineNeighbors` does).
     check_recall : bool, default=True
         Estimate the filter's recall at fit (``estimated_recall_``).
     filter_algorithm : {"auto", "brute", "hnsw", "ivf", "nndescent"}, default="auto"

@@ -64,9 +64,13 @@ class FilterRefineNeighbors(FilterRefineBase):
         standard error). On a base of at most twice the check's sample
         every item is a candidate (exact search).
     target_recall : float in (0, 1], default=0.95
-        Top-``n_neighbors`` recall the filter should reach. With a fixed
-        ``n_candidates``, fit warns once when the estimate is below it
-        (never with ``exact=True``, whose answers are exact anyway).
+        Top-``n_neighbors`` recall the filter should reach. With
+        ``n_candidates="auto"``, where no candidate count up to a tenth of
+        the base reaches it on the check's sample, a filter of the
+        ``"auto"`` embedder gives way to brute force (``search_method_`` is
+        ``"brute_force"``: exact answers), and a given embedder warns. With
+        a fixed ``n_candidates``, fit warns once when the estimate is below
+        it (never with ``exact=True``, whose answers are exact anyway).
     check_recall : bool, default=True
         Estimate the filter's recall at fit (``estimated_recall_``): a
         seeded sample of the base (20 to 200 items, about 200 true
@@ -124,7 +128,9 @@ class FilterRefineNeighbors(FilterRefineBase):
     ----------
     search_method_ : {"filter_refine", "brute_force"}
         How queries are answered: filtered by the embedding and refined, or
-        by comparing every item (chosen by ``embedder="auto"``).
+        by comparing every item (chosen by ``embedder="auto"``: where a query
+        of the base costs less than a filter could pay back, or where its
+        filter misses ``target_recall``).
     embedder_ : transformer or None
         The fitted clone of ``embedder`` (None for brute force).
     embedding_metric_ : {"euclidean", "hamming"} or None

@@ -1,6 +1,7 @@
 """Brute force as a search (``BruteSearch``) and the fit's choice of it."""
 
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -179,3 +180,26 @@ def test_bad_queries_of_a_brute_force_search_name_the_problem(words):
     assert search.search_method_ == "brute_force"
     with pytest.raises((TypeError, ValueError), match="str"):
         search.kneighbors([b"bytes", 3])
+
+
+def test_a_filter_that_misses_the_target_gives_way_to_brute_force(monkeypatch):
+    """Under Jaro, the q-gram filter "auto" chose misses the true top 10 of
+    four-word records at every candidate count of the check: brute force
+    answers instead, exactly and without a warning; a given embedder keeps
+    its filter, and warns."""
+    monkeypatch.setattr("sklearn_ed.neighbors._brute_force.brute_force_limit", lambda _: 0.0)
+    rng = np.random.default_rng(0)
+    syllables = np.array(["an", "ber", "ca", "do", "el", "fi", "gor", "ha", "is", "jo", "ka"])
+    words = ["".join(rng.choice(syllables, size=3)) for _ in range(400)]
+    records = np.array([" ".join(rng.choice(words, size=4)) for _ in range(3000)], dtype=object)
+    base, queries = records[:2900], records[2900:]
+    settings = dict(metric="jaro", n_neighbors=10, target_recall=0.99, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        search = FilterRefineNeighbors(**settings).fit(base)
+    assert search.search_method_ == "brute_force" and search.estimated_recall_ == 1.0
+    exact = pairwise_distances(queries, base, metric="jaro")
+    np.testing.assert_allclose(search.kneighbors(queries)[0], _ranked(exact, 10)[0])
+    with pytest.warns(UserWarning, match="below target_recall=0.99"):
+        given = FilterRefineNeighbors(QGramEmbedder(), **settings).fit(base)
+    assert given.search_method_ == "filter_refine"
