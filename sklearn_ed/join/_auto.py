@@ -172,7 +172,7 @@ class _Timing:
         start = perf_counter()
         self.plan = method.plan(left, right, spec, limit, n_jobs)
         self.preparing = perf_counter() - start
-        self.threads = effective_n_jobs(n_jobs)  # the join's, the samples' one
+        self.threads = effective_n_jobs(n_jobs)  # the join's (samples run in one)
         self.fixed = 0.0  # the first call's seconds: at least a call's fixed cost
         self.share = self.seconds = 0.0  # of the last timed sample
         self.sampling = 0.0  # seconds of every timed sample
@@ -192,14 +192,14 @@ class _Timing:
     @property
     def estimate(self):
         """Seconds of the whole join: preparing, then the last sample's rate
-        shared by the join's threads (its fixed cost counted as work: at most
-        the real time; None before any sample)."""
+        shared by the join's threads (its fixed cost counted as work: an upper
+        estimate; None before any sample)."""
         if not self.share:
             return None
         return self.preparing + self.seconds / min(self.share, 1.0) / self.threads
 
     @property
     def lowest(self):
-        """The estimate less the first call's time per sample: at least the real time."""
+        """The estimate less the first call's time per sample: a lower estimate."""
         work = max(self.seconds - self.fixed, 0.0)
         return self.preparing + work / min(self.share, 1.0) / self.threads

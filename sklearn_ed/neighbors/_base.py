@@ -220,7 +220,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
         check = self._checked_recall(k, fixed or 0)
         chosen = fixed if fixed is not None else check.smallest_reaching(self.target_recall)
         # Beyond the grid, up to a tenth of the base, before the filter gives way.
-        wider = min(n_available, n_available // 10)
+        wider = n_available // 10
         if chosen is None and self._may_brute_force() and wider > check.grid[-1]:
             check = self._checked_recall(k, wider)
             chosen = check.smallest_reaching(self.target_recall)
