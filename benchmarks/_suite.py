@@ -195,6 +195,13 @@ RUNS = [
         docs="user_guide/scaling",
     ),
     Run(
+        "dask_join",
+        "bench_dask_join",
+        "--json '{results}/dask_join.json'",
+        minutes=25,
+        docs="user_guide/scaling",
+    ),
+    Run(
         "defaults",
         "bench_defaults",
         "--json '{results}/defaults.json'",

@@ -1,0 +1,195 @@
+"""Deduplication on a Dask cluster: groups of strings connected by pairs within
+a threshold, found without gathering the pairs.
+
+Each task of the distributed join (:mod:`._join`) reduces the pairs of its
+two blocks, as they stream from the engine, to a forest: each string met
+and the smallest row connected to it. Copies of a string count once: a
+block's copies are tied to their first row by the block's own task, and the
+engine compares distinct strings only, so ten thousand copies make ten
+thousand edges, not fifty million. Forests merge in a tree of tasks
+(union of their edges, components again); the root holds one ``(row,
+group)`` entry per string that has a pair, and each partition of the input
+receives its slice of it and is written out beside its groups. A string
+with no pair is a group of its own. A group is named by its smallest row,
+whatever the partitioning.
+"""
+
+from pathlib import Path
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from ..distances import get_metric
+from ..join import distinct_within, join_prepared, reachable_limit
+from ._join import JoinJob
+from ._tables import partitions
+
+# Edges gathered in a task before they are reduced to its forest: bounds a
+# task's memory whatever the pairs.
+EDGE_BUDGET = 1 << 20
+# Forests merged by one task of the tree.
+MERGE_FAN_IN = 8
+
+
+def group_duplicates(
+    strings,
+    *,
+    path,
+    threshold=None,
+    min_similarity=None,
+    metric="levenshtein",
+    processor=None,
+    method="auto",
+    block_size="auto",
+    client=None,
+):
+    """Groups of strings linked by pairs within a threshold, on a Dask cluster.
+
+    The groups of :class:`sklearn_ed.StringDeduplicator` with
+    ``linkage="connected"`` (two strings share a group when a chain of pairs
+    within the threshold links them), each named by its smallest row, written
+    beside the strings to Parquet files under ``path``, one per partition of
+    the input.
+
+    Parameters
+    ----------
+    strings : dask Series, dask Bag or array-like of str
+        The strings.
+    path : str or path-like
+        A folder for the Parquet files: missing or empty.
+    threshold, min_similarity, metric, processor, method, block_size, client
+        As in :func:`similarity_join`.
+
+    Returns
+    -------
+    groups : dask.dataframe.DataFrame
+        Columns ``row`` (global row number), ``string`` (as given, before
+        the processor) and ``group`` (the smallest row of its group), in the
+        order of the input.
+
+    Examples
+    --------
+    >>> from distributed import Client, LocalCluster
+    >>> from sklearn_ed.dask import group_duplicates
+    >>> import tempfile
+    >>> names = ["Jon Smith", "Ann Lee", "John Smith", "Ann Lee", "Jonh Smith"]
+    >>> with LocalCluster(n_workers=1, processes=False) as cluster, Client(cluster):
+    ...     folder = tempfile.mkdtemp()
+    ...     groups = group_duplicates(names, threshold=1, path=folder + "/groups")
+    ...     groups["group"].compute().tolist()
+    [0, 1, 0, 1, 0]
+    """
+    job = JoinJob.of(
+        {"strings": strings},
+        path=path,
+        options=(threshold, min_similarity, metric, processor, method, block_size),
+        client=client,
+    )
+    forests = job.tasks(_block_forest, job.method)
+    root = _merged(forests)
+    in_rows = dask.delayed(_within_rows, pure=True)
+    write = dask.delayed(_written_groups, pure=True)
+    offsets = job.tables[0].offsets
+    bounds = zip(offsets[:-1], offsets[1:])
+    written = [
+        write(raw, first, last, in_rows(root, first, last), job.folder, number)
+        for number, (raw, (first, last)) in enumerate(zip(partitions(strings, "strings"), bounds))
+    ]
+    files = job.client.gather(job.client.compute(written))
+    return dd.read_parquet(files)
+
+
+def _block_forest(left_block, right_block, metric, limit, self_join, method, name):
+    """The forest of the pairs of two blocks: ``(rows, groups)``."""
+    spec = get_metric(metric)
+    left_rows, left_strings = left_block
+    right_rows, right_strings = left_block if right_block is None else right_block
+    forest = _empty_forest()
+    if not len(left_rows) or not len(right_rows):
+        return forest
+    left = distinct_within(left_strings, spec, limit)
+    right = left if right_block is None else distinct_within(right_strings, spec, limit)
+    left_first = left_rows[left.rows[left.starts[:-1]]]
+    right_first = right_rows[right.rows[right.starts[:-1]]]
+    edges = [_copies_edges(left, left_rows)] if right_block is None else []
+    other = None if right_block is None else right.strings
+    limit = reachable_limit(limit, left.strings, other)
+    for i, j, _ in join_prepared(left.strings, other, spec, limit, method, 1):
+        edges.append((left_first[i], right_first[j]))
+        if sum(len(u) for u, _ in edges) > EDGE_BUDGET:
+            forest = _components([forest, *edges])
+            edges = []
+    return _components([forest, *edges])
+
+
+def _copies_edges(distinct, rows):
+    """Each copy of a string tied to the string's first row."""
+    counts = distinct.counts
+    firsts = rows[distinct.rows[np.repeat(distinct.starts[:-1], counts)]]
+    return firsts, rows[distinct.rows]
+
+
+def _empty_forest():
+    return np.empty(0, np.int64), np.empty(0, np.int64)
+
+
+def _components(edge_lists):
+    """``(rows, groups)``: every row of the edges and the smallest row of its
+    connected component, sorted by row. A forest is its own edge list."""
+    left = np.concatenate([np.asarray(u, dtype=np.int64) for u, _ in edge_lists])
+    right = np.concatenate([np.asarray(v, dtype=np.int64) for _, v in edge_lists])
+    rows, numbers = np.unique(np.concatenate([left, right]), return_inverse=True)
+    if not len(rows):
+        return _empty_forest()
+    n_edges = len(left)
+    graph = coo_matrix(
+        (np.ones(n_edges, np.int8), (numbers[:n_edges], numbers[n_edges:])),
+        shape=(len(rows), len(rows)),
+    )
+    n_groups, component = connected_components(graph, directed=False)
+    smallest = np.full(n_groups, np.iinfo(np.int64).max)
+    np.minimum.at(smallest, component, rows)
+    return rows, smallest[component]
+
+
+def _merged(forests):
+    """One forest from many, by a tree of tasks of ``MERGE_FAN_IN`` each."""
+    merge = dask.delayed(_components, pure=True)
+    while len(forests) > 1:
+        forests = [
+            merge(forests[start : start + MERGE_FAN_IN])
+            for start in range(0, len(forests), MERGE_FAN_IN)
+        ]
+    return forests[0] if forests else dask.delayed(_empty_forest)()
+
+
+def _within_rows(forest, first, last):
+    """The part of a forest (sorted by row) from row ``first`` to ``last``."""
+    rows, groups = forest
+    within = slice(*np.searchsorted(rows, [first, last]))
+    return rows[within], groups[within]
+
+
+def _written_groups(raw, first, last, forest, folder, number):
+    """Write a partition's strings beside their groups; return the file."""
+    rows, groups = forest
+    group = np.arange(first, last, dtype=np.int64)
+    group[rows - first] = groups
+    strings = raw.to_numpy(dtype=object) if hasattr(raw, "to_numpy") else list(raw)
+    table = pa.table(
+        {
+            "row": np.arange(first, last, dtype=np.int64),
+            "string": pa.array(strings, type=pa.string()),
+            "group": group,
+        }
+    )
+    final = Path(folder) / f"groups-{number:05d}.parquet"
+    partial = final.with_name(f".{final.name}.partial")
+    pq.write_table(table, partial)
+    partial.replace(final)
+    return str(final)
