@@ -390,6 +390,59 @@ def words_scale_growth(out):
     return _save(fig, out / "words_scale_growth.png")
 
 
+def dask_join_growth(out):
+    """The distributed join: measured seconds against records, and the cost
+    model's hours to 10^9 records on 2, 100 and 1,000 workers."""
+    results = _load("dask_join.json")
+    if results is None:
+        return None
+    fig, (measured, model) = plt.subplots(1, 2, figsize=(10, 4))
+    styles = {"recommended": "-", "headline": "--"}
+    runners = dict.fromkeys(row["runner"] for row in results["rows"])
+    for setting, style in styles.items():
+        for runner, marker in zip(runners, "osD^v"):
+            rows = [r for r in results["rows"] if r["setting"] == setting and r["runner"] == runner]
+            if rows:
+                kind = "peer" if runner == "string_grouper" else "sklearn-ed"
+                colour = COLOURS["brute"] if runner == "one process" else COLOURS[kind]
+                measured.plot(
+                    [r["n"] for r in rows],
+                    [r["seconds"] for r in rows],
+                    style,
+                    marker=marker,
+                    color=colour,
+                    alpha=1.0 if "2 workers" in runner or kind == "peer" else 0.6,
+                    label=f"{setting}: {runner}",
+                )
+        for workers, marker in zip((2, 100, 1000), "os^"):
+            rows = [
+                m for m in results["model"] if m["setting"] == setting and m["workers"] == workers
+            ]
+            if rows:
+                model.plot(
+                    [m["n"] for m in rows],
+                    [m["hours"] for m in rows],
+                    style,
+                    marker=marker,
+                    color=COLOURS["sklearn-ed"],
+                    alpha={2: 0.45, 100: 0.7, 1000: 1.0}[workers],
+                    label=f"{setting}, {workers:,} workers",
+                )
+    for ax, title, ylabel in (
+        (measured, "Measured on 2 cores", "seconds (log scale)"),
+        (model, "Cost model", "hours (log scale)"),
+    ):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("records (log scale)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.grid(True, which="major", alpha=0.3)
+    measured.legend(loc="upper left", fontsize=7)
+    model.legend(loc="upper left", fontsize=8)
+    return _save(fig, out / "dask_join_growth.png")
+
+
 def render(out):
     """Write every figure whose result file exists into ``out``; return their paths."""
     out = Path(out)
@@ -405,6 +458,7 @@ def render(out):
                 dedup_time_growth,
                 records_growth,
                 words_scale_growth,
+                dask_join_growth,
             )
         ]
         drawn += [

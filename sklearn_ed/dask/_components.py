@@ -1,8 +1,9 @@
-"""Deduplication on a Dask cluster: groups of strings connected by pairs within
-a threshold, found without gathering the pairs.
+"""Deduplication on a Dask cluster, by connected or representative linkage.
 
-Each task of the distributed join (:mod:`._join`) reduces the pairs of its
-two blocks, as they stream from the engine, to a forest: each string met
+Representative linkage decides in rounds over the pairs' Parquet files
+(:mod:`._representatives`). Connected linkage needs no pair written: each
+task of the distributed join (:mod:`._join`) reduces the pairs of its two
+blocks, as they stream from the engine, to a forest: each string met
 and the smallest row connected to it. Copies of a string count once: a
 block's copies are tied to their first row by the block's own task, and the
 engine compares distinct strings only, so ten thousand copies make ten
@@ -26,7 +27,8 @@ from scipy.sparse.csgraph import connected_components
 
 from ..distances import get_metric
 from ..join import distinct_within, join_prepared, reachable_limit
-from ._join import JoinJob
+from ._join import JoinJob, written_pairs
+from ._representatives import representative_groups
 from ._tables import partitions
 
 # Edges gathered in a task before they are reduced to its forest: bounds a
@@ -34,6 +36,7 @@ from ._tables import partitions
 EDGE_BUDGET = 1 << 20
 # Forests merged by one task of the tree.
 MERGE_FAN_IN = 8
+DISTRIBUTED_LINKAGES = ("representative", "connected")
 
 
 def group_duplicates(
@@ -44,17 +47,16 @@ def group_duplicates(
     min_similarity=None,
     metric="levenshtein",
     processor=None,
+    linkage="representative",
     method="auto",
     block_size="auto",
     client=None,
 ):
-    """Groups of strings linked by pairs within a threshold, on a Dask cluster.
+    """Groups of near-duplicate strings, found on a Dask cluster.
 
-    The groups of :class:`sklearn_ed.StringDeduplicator` with
-    ``linkage="connected"`` (two strings share a group when a chain of pairs
-    within the threshold links them), each named by its smallest row, written
-    beside the strings to Parquet files under ``path``, one per partition of
-    the input.
+    The groups of :class:`sklearn_ed.StringDeduplicator` with the same
+    ``linkage``, each named by its smallest row, written beside the strings
+    to Parquet files under ``path``, one per partition of the input.
 
     Parameters
     ----------
@@ -62,7 +64,16 @@ def group_duplicates(
         The strings.
     path : str or path-like
         A folder for the Parquet files: missing or empty.
-    threshold, min_similarity, metric, processor, method, block_size, client
+    threshold, min_similarity, metric, processor
+        As in :func:`similarity_join`.
+    linkage : {"representative", "connected"}, default="representative"
+        ``"representative"``: the string with the most neighbours opens a
+        group and takes its neighbours not yet taken, and so on (no chains);
+        the pairs are written under ``path/pairs`` and read in rounds.
+        ``"connected"``: two strings share a group when a chain of pairs
+        links them; no pair is written (each task reduces its pairs to a
+        forest), the cheaper of the two. ``"complete"`` is not distributed.
+    method, block_size, client
         As in :func:`similarity_join`.
 
     Returns
@@ -84,14 +95,25 @@ def group_duplicates(
     ...     groups["group"].compute().tolist()
     [0, 1, 0, 1, 0]
     """
+    if linkage not in DISTRIBUTED_LINKAGES:
+        raise ValueError(
+            f"linkage must be one of {DISTRIBUTED_LINKAGES} on a cluster, got {linkage!r} "
+            "(complete linkage needs every group's pairs at once: StringDeduplicator)."
+        )
     job = JoinJob.of(
         {"strings": strings},
         path=path,
         options=(threshold, min_similarity, metric, processor, method, block_size),
         client=client,
     )
-    forests = job.tasks(_block_forest, job.method)
-    root = _merged(forests)
+    if linkage == "connected":
+        root = _merged(job.tasks(_block_forest, job.method))
+    else:
+        pairs = job.folder / "pairs"
+        pairs.mkdir()
+        written = job.client.gather(job.client.compute(job.tasks(written_pairs, job.method, pairs)))
+        files = [file for file, count in written if count]
+        root = representative_groups(files, job.tables[0].n_rows, job.client)
     in_rows = dask.delayed(_within_rows, pure=True)
     write = dask.delayed(_written_groups, pure=True)
     offsets = job.tables[0].offsets

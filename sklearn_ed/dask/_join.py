@@ -99,7 +99,7 @@ def similarity_join(
         options=(threshold, min_similarity, metric, processor, method, block_size),
         client=client,
     )
-    tasks = job.tasks(_written_pairs, job.method, job.folder)
+    tasks = job.tasks(written_pairs, job.method, job.folder)
     client = job.client
     written = client.gather(client.compute(tasks))
     return pairs_frame([file for file, count in written if count], job.spec)
@@ -237,7 +237,7 @@ def block_pair_blocks(left_block, right_block, metric, limit, self_join, method)
         yield left, right, distance
 
 
-def _written_pairs(left_block, right_block, metric, limit, self_join, method, folder, name):
+def written_pairs(left_block, right_block, metric, limit, self_join, method, folder, name):
     """Write the pairs of two blocks to ``folder/pairs-<name>.parquet``; return
     the file and its number of pairs (no file for none)."""
     schema = _schema(get_metric(metric))

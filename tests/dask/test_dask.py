@@ -6,6 +6,7 @@ import os
 import signal
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import joblib
@@ -42,16 +43,22 @@ def reads():
 MEMORY_MANAGER_INTERVAL = 0.1
 
 
-@pytest.fixture
-def cluster():
-    interval = {"distributed.scheduler.active-memory-manager.interval": MEMORY_MANAGER_INTERVAL}
+@contextmanager
+def two_workers(**options):
+    """A LocalCluster of 2 single-threaded worker processes and its client."""
     with (
-        dask.config.set(interval),
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, **options
         ) as local_cluster,
         distributed.Client(local_cluster) as client,
     ):
+        yield local_cluster, client
+
+
+@pytest.fixture
+def cluster():
+    interval = {"distributed.scheduler.active-memory-manager.interval": MEMORY_MANAGER_INTERVAL}
+    with dask.config.set(interval), two_workers() as (local_cluster, client):
         yield local_cluster, client
 
 

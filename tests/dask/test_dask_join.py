@@ -15,7 +15,7 @@ distributed = pytest.importorskip("distributed")
 dask_bag = pytest.importorskip("dask.bag")
 dd = pytest.importorskip("dask.dataframe")
 
-from test_dask import kill_process_soon  # noqa: E402
+from test_dask import kill_process_soon, two_workers  # noqa: E402
 
 from sklearn_ed.dask import group_duplicates, similarity_join  # noqa: E402
 from sklearn_ed.dask._blocks import length_blocks  # noqa: E402
@@ -28,12 +28,7 @@ BLOCK_SIZE = 90
 
 @pytest.fixture(scope="module")
 def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as dask_client,
-    ):
+    with two_workers() as (_, dask_client):
         yield dask_client
 
 
@@ -87,13 +82,19 @@ def test_dask_series_and_bags_are_read_where_they_live(client, words, tmp_path):
     assert_same_pairs(sorted_pairs(found), local_join(words, words[100:], **options))
 
 
-def test_groups_equal_the_connected_linkage_of_one_process(client, words, tmp_path):
+@pytest.mark.parametrize("linkage", ["representative", "connected"])
+def test_groups_equal_the_linkage_of_one_process(client, words, linkage, tmp_path):
     series = dd.from_pandas(pd.Series(words), npartitions=4)
     options = dict(min_similarity=0.8, metric="normalized_levenshtein")
     groups = group_duplicates(
-        series, path=tmp_path / "groups", block_size=BLOCK_SIZE, client=client, **options
+        series,
+        path=tmp_path / "groups",
+        linkage=linkage,
+        block_size=BLOCK_SIZE,
+        client=client,
+        **options,
     ).compute()
-    labels = StringDeduplicator(linkage="connected", **options).fit_predict(words)
+    labels = StringDeduplicator(linkage=linkage, **options).fit_predict(words)
     smallest_row = pd.Series(np.arange(len(words))).groupby(labels).transform("min")
     assert groups["string"].tolist() == words
     np.testing.assert_array_equal(groups["row"], np.arange(len(words)))
@@ -101,15 +102,27 @@ def test_groups_equal_the_connected_linkage_of_one_process(client, words, tmp_pa
     assert groups["group"].nunique() < len(words) - 30  # copies and near words grouped
 
 
+def test_representative_linkage_breaks_the_chains_connected_linkage_follows(client, tmp_path):
+    chain = ["aaaa", "aaab", "aabb", "abbb", "bbbb", "aaaa", "xyz"]
+    found = {
+        linkage: group_duplicates(
+            chain, threshold=1, linkage=linkage, path=tmp_path / linkage, client=client
+        )["group"]
+        .compute()
+        .tolist()
+        for linkage in ("representative", "connected")
+    }
+    assert found["connected"] == [0, 0, 0, 0, 0, 0, 6]
+    expected = StringDeduplicator(threshold=1).fit_predict(chain)
+    smallest_row = pd.Series(np.arange(len(chain))).groupby(expected).transform("min")
+    assert found["representative"] == smallest_row.tolist()
+    assert len(set(found["representative"])) > 2
+
+
 def test_a_worker_killed_mid_join_costs_time_not_pairs(words, tmp_path):
     many = [f"{word}{suffix}" for suffix in ("", "s") for word in words]
     expected = local_join(many, threshold=2)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as dask_client,
-    ):
+    with two_workers() as (cluster, dask_client):
         dask_client.run(__import__, "sklearn_ed.join")
         victim = next(iter(cluster.workers.values())).process.process.pid
         killer = kill_process_soon(victim, delay=1.5)
@@ -134,16 +147,7 @@ def test_ten_thousand_copies_stay_within_a_task_budget(words, tmp_path):
     """Held at once, the 50 million pairs of the copies would take 1.2 GB; the
     workers may use 700 MiB each, and would be killed above it."""
     table = ["n/a"] * 10_000 + words
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit="700MiB",
-            dashboard_address=None,
-        ) as cluster,
-        distributed.Client(cluster) as dask_client,
-    ):
+    with two_workers(memory_limit="700MiB") as (_, dask_client):
         groups = group_duplicates(
             table, threshold=1, path=tmp_path / "groups", block_size=2_000, client=dask_client
         ).compute()
@@ -169,6 +173,8 @@ def test_bad_input_is_refused_before_any_work(client, words, tmp_path):
         similarity_join(words, threshold=1, method="filter", path=tmp_path / "b", client=client)
     with pytest.raises(ValueError, match="block_size must be a positive int or 'auto'"):
         similarity_join(words, threshold=1, block_size=0, path=tmp_path / "c", client=client)
+    with pytest.raises(ValueError, match="complete linkage needs every group"):
+        group_duplicates(words, threshold=1, linkage="complete", path=tmp_path / "f", client=client)
     frame = dd.from_pandas(pd.DataFrame({"name": words}), npartitions=2)
     with pytest.raises(ValueError, match="pass the column of strings"):
         similarity_join(frame, threshold=1, path=tmp_path / "d", client=client)

@@ -17,7 +17,7 @@ from sklearn_ed.datasets import load_spell_benchmark, make_genome_reads
 distributed = pytest.importorskip("distributed")
 dask_bag = pytest.importorskip("dask.bag")
 
-from test_dask import LOOPBACK, kill_process_soon, loopback_bytes  # noqa: E402
+from test_dask import LOOPBACK, kill_process_soon, loopback_bytes, two_workers  # noqa: E402
 
 from sklearn_ed.dask import (  # noqa: E402
     ShardedFilterRefineClassifier,
@@ -28,12 +28,7 @@ from sklearn_ed.dask import (  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as dask_client,
-    ):
+    with two_workers() as (_, dask_client):
         yield dask_client
 
 
@@ -129,12 +124,7 @@ def test_a_query_batch_moves_within_three_times_its_size(client, reads):
 
 def test_a_shard_lost_with_its_worker_is_rebuilt_from_its_partition(reads):
     base, queries = reads
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as dask_client,
-    ):
+    with two_workers() as (cluster, dask_client):
         bag = dask_bag.from_sequence(base, npartitions=4)
         sharded = ShardedFilterRefineNeighbors(
             n_neighbors=5, n_candidates=0.5, check_recall=False, client=dask_client
@@ -151,12 +141,7 @@ def test_a_shard_lost_with_its_worker_is_rebuilt_from_its_partition(reads):
 
 def test_a_shard_of_items_in_memory_lost_with_its_worker_is_scattered_again(reads):
     base, queries = reads
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as dask_client,
-    ):
+    with two_workers() as (cluster, dask_client):
         sharded = ShardedFilterRefineNeighbors(
             n_neighbors=5, n_candidates=0.5, check_recall=False, client=dask_client
         ).fit(base)
