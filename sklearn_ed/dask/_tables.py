@@ -2,11 +2,12 @@
 partition lives, numbered by global row, and regrouped into length blocks.
 
 The input is a Dask Series, Bag or Dask DataFrame column (its partitions
-stay where they are), or strings in memory (cut into partitions of the
-``PARTITION_SIZE``). Each partition is validated and processed once and kept on the
-workers (``persist``: a worker lost later recomputes it from its lineage);
-only the partitions' sizes and their count of strings per length come back
-to the client, which makes the length blocks (:mod:`._blocks`) from them.
+stay where they are), or strings in memory (cut into partitions of
+``PARTITION_SIZE`` strings). Each partition is validated and processed once
+and kept on the workers (``persist``: a worker lost later recomputes it
+from its lineage); only the partitions' sizes and their count of strings
+per length come back to the client, which makes the length blocks
+(:mod:`._blocks`) from them.
 Moving rows from partitions to blocks is a shuffle of ``n_partitions x
 n_blocks`` small tasks.
 """
