@@ -29,7 +29,6 @@ from ..distances import get_metric
 from ..join import distinct_within, join_prepared, reachable_limit
 from ._join import JoinJob, written_pairs
 from ._representatives import representative_groups
-from ._tables import partitions
 
 # Edges gathered in a task before they are reduced to its forest: bounds a
 # task's memory whatever the pairs.
@@ -116,11 +115,11 @@ def group_duplicates(
         root = representative_groups(files, job.tables[0].n_rows, job.client)
     in_rows = dask.delayed(_within_rows, pure=True)
     write = dask.delayed(_written_groups, pure=True)
-    offsets = job.tables[0].offsets
-    bounds = zip(offsets[:-1], offsets[1:])
+    table = job.tables[0]
+    bounds = zip(table.offsets[:-1], table.offsets[1:])
     written = [
         write(raw, first, last, in_rows(root, first, last), job.folder, number)
-        for number, (raw, (first, last)) in enumerate(zip(partitions(strings, "strings"), bounds))
+        for number, (raw, (first, last)) in enumerate(zip(table.sources, bounds))
     ]
     files = job.client.gather(job.client.compute(written))
     return dd.read_parquet(files)

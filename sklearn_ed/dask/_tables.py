@@ -33,6 +33,8 @@ class StringTable:
 
     Attributes
     ----------
+    sources : list
+        Each partition as given (a Delayed, or strings in memory).
     partitions : list of Delayed
         Each partition's processed strings (object arrays), persisted.
     offsets : ndarray of int64
@@ -41,6 +43,7 @@ class StringTable:
         How many strings have each length.
     """
 
+    sources: list
     partitions: list
     offsets: np.ndarray
     length_counts: dict
@@ -68,9 +71,10 @@ class StringTable:
 def string_table(items, *, processor, name, client):
     """The :class:`StringTable` of ``items``, its partitions processed and
     persisted on ``client``'s workers."""
+    sources = partitions(items, name)
     parts = [
         dask.delayed(_processed, pure=True)(part, processor, f"{name} (partition {number})")
-        for number, part in enumerate(partitions(items, name))
+        for number, part in enumerate(sources)
     ]
     parts = client.persist(parts)
     summaries = client.gather(client.compute([dask.delayed(_summary)(part) for part in parts]))
@@ -78,7 +82,7 @@ def string_table(items, *, processor, name, client):
     if not sum(sizes):
         raise ValueError(f"{name} is empty: a join needs at least one string.")
     length_counts = sum((counts for _, counts in summaries), Counter())
-    return StringTable(parts, np.concatenate([[0], np.cumsum(sizes)]), dict(length_counts))
+    return StringTable(sources, parts, np.concatenate([[0], np.cumsum(sizes)]), dict(length_counts))
 
 
 def cluster_client(client):

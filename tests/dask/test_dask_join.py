@@ -27,12 +27,6 @@ BLOCK_SIZE = 90
 
 
 @pytest.fixture(scope="module")
-def client():
-    with two_workers() as (_, dask_client):
-        yield dask_client
-
-
-@pytest.fixture(scope="module")
 def words():
     """Words 1-3 edits apart, some copied, some with two words (token metrics)."""
     base = list(load_spell_benchmark(n_base=300, n_query=10, n_train=10).base)

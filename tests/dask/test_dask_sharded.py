@@ -27,12 +27,6 @@ from sklearn_ed.dask import (  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def client():
-    with two_workers() as (_, dask_client):
-        yield dask_client
-
-
-@pytest.fixture(scope="module")
 def words():
     bench = load_spell_benchmark(n_base=600, n_query=40, n_train=10)
     return list(bench.base), list(bench.query)
