@@ -18,8 +18,12 @@ For each setting and size, each in a fresh process, 2 cores in all:
   written to Parquet, read back and compared with the one process's;
 - ``sklearn_ed.dask.group_duplicates(linkage="connected")`` on 2 workers
   (groups to Parquet), its groups compared with the connected groups of the
-  one process's pairs (representative linkage, the default, is not timed
-  here: it writes the pairs as the join does, then reads them in rounds);
+  one process's pairs;
+- the deduplicators, representative linkage (the default): one process's
+  ``StringDeduplicator(n_jobs=2)`` and ``DaskStringDeduplicator`` on 2
+  workers, each fitted on all records but the last 1 % (at least 1,000),
+  which are then put in the groups by ``predict``; the groups and the
+  predictions compared (each group named by its smallest row);
 - string_grouper ``match_strings`` at 0.85 (tf-idf of character 3-grams).
 
 Every runner first joins 3,000 of the records, untimed (numba loads its
@@ -60,7 +64,14 @@ SETTINGS = {
     },
     "headline": {"min_similarity": 0.85, "metric": "normalized_levenshtein"},
 }
-RUNNERS = ("one process", "dask, 1 worker", "dask, 2 workers", "dask groups, 2 workers")
+RUNNERS = (
+    "one process",
+    "dask, 1 worker",
+    "dask, 2 workers",
+    "dask groups, 2 workers",
+    "one process, deduplicator",
+    "dask deduplicator, 2 workers",
+)
 MIB = 1024 * 1024
 # Records of an untimed join first, in every runner: numba loads its compiled
 # kernels from the cache on the first call of each process.
@@ -102,6 +113,61 @@ def group_fingerprint(groups):
     return hashlib.sha256(np.asarray(groups, np.int64).tobytes()).hexdigest()[:16]
 
 
+def predicted_batch(records):
+    """``(fitted, new)``: the records but the last 1 % (at least 1,000), and those."""
+    n_new = max(1_000, len(records) // 100)
+    return records[:-n_new], records[-n_new:]
+
+
+def row_named(labels, new_labels, n_groups):
+    """StringDeduplicator's labels named as the distributed groups are: a fitted
+    group by its smallest row, a new one by the number fitted plus its first
+    new string."""
+    n_fitted = len(labels)
+    smallest = np.full(n_groups, n_fitted)
+    np.minimum.at(smallest, labels, np.arange(n_fitted))
+    named = np.asarray(new_labels, np.int64).copy()
+    fitted = named < n_groups
+    named[fitted] = smallest[named[fitted]]
+    first_new = {}
+    for position, label in enumerate(new_labels):
+        if label >= n_groups:
+            named[position] = n_fitted + first_new.setdefault(label, position)
+    return named
+
+
+def deduplicator_reply(fit, predict):
+    """Time ``fit()`` and ``predict()``; their groups (named by rows) fingerprinted."""
+    started = time.perf_counter()
+    groups = fit()
+    seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    predicted = predict()
+    return {
+        "seconds": seconds,
+        "predict_seconds": time.perf_counter() - started,
+        "n_groups": int(len(np.unique(groups))),
+        "groups": group_fingerprint(groups),
+        "predicted": group_fingerprint(predicted),
+    }
+
+
+def one_process_deduplicator(records, options):
+    from sklearn_ed import StringDeduplicator
+
+    fitted, new = predicted_batch(records)
+    StringDeduplicator(n_jobs=2, **options).fit(records[:WARM_UP])
+    dedup = StringDeduplicator(n_jobs=2, **options)
+
+    def fit():
+        labels = dedup.fit(fitted).labels_
+        return row_named(labels, labels, dedup.n_groups_)
+
+    return deduplicator_reply(
+        fit, lambda: row_named(dedup.labels_, dedup.predict(new), dedup.n_groups_)
+    )
+
+
 def worker(spec):
     from sklearn_ed.datasets import make_person_records
 
@@ -125,6 +191,9 @@ def worker(spec):
         left, right, _ = similarity_join(records, n_jobs=2, **options)
         reply["seconds"] = time.perf_counter() - started
         reply["groups"] = groups_digest(left, right, len(records))
+    elif spec["runner"] == "one process, deduplicator":
+        reply = one_process_deduplicator(records, options)
+        left = right = np.empty(0, np.int64)
     else:
         reply, left, right = dask_worker(spec, records, options)
     reply.update(peak_mib=peak_mib(), pairs=len(left), digest=pair_digest(left, right))
@@ -135,7 +204,7 @@ def worker(spec):
 def dask_worker(spec, records, options):
     from distributed import Client, LocalCluster
 
-    from sklearn_ed.dask import group_duplicates, similarity_join
+    from sklearn_ed.dask import DaskStringDeduplicator, group_duplicates, similarity_join
 
     n_workers = 2 if "2 workers" in spec["runner"] else 1
     folder = tempfile.mkdtemp(prefix="bench_dask_join_")
@@ -148,7 +217,16 @@ def dask_worker(spec, records, options):
         )
         len(warm_up)
         started = time.perf_counter()
-        if spec["runner"].startswith("dask groups"):
+        if spec["runner"].startswith("dask deduplicator"):
+            fitted, new = predicted_batch(records)
+            dedup = DaskStringDeduplicator(path=f"{folder}/groups", client=client, **options)
+            reply = deduplicator_reply(
+                lambda: dedup.fit(fitted).groups_["group"].compute().to_numpy(),
+                lambda: dedup.predict(new),
+            )
+            left = right = np.empty(0, np.int64)
+            seconds = reply["seconds"]
+        elif spec["runner"].startswith("dask groups"):
             frame = group_duplicates(
                 records, path=f"{folder}/groups", linkage="connected", client=client, **options
             )
@@ -234,13 +312,18 @@ def report(rows, model):
     for setting in SETTINGS:
         table = []
         for row in (r for r in rows if r["setting"] == setting):
+            base_runner = "one process"
+            if row["runner"].endswith("deduplicator, 2 workers"):
+                base_runner = "one process, deduplicator"
             base = next(
                 r
                 for r in rows
-                if r["setting"] == setting and r["n"] == row["n"] and r["runner"] == "one process"
+                if r["setting"] == setting and r["n"] == row["n"] and r["runner"] == base_runner
             )
             same = "-"
-            if row["runner"].startswith("dask groups"):
+            if base_runner != "one process":
+                same = str((row["groups"], row["predicted"]) == (base["groups"], base["predicted"]))
+            elif row["runner"].startswith("dask groups"):
                 same = str(row["groups"] == base["groups"])
             elif row["runner"].startswith("dask"):
                 same = str(row["digest"] == base["digest"] and row["pairs"] == base["pairs"])
@@ -255,6 +338,7 @@ def report(rows, model):
                     f"{row['pairs']:,}" if row["pairs"] else f"{row.get('n_groups', 0):,} groups",
                     same,
                     f"{row['scores'][2]:.3f}" if row["pairs"] else "-",
+                    f"{row['predict_seconds']:.1f}" if "predict_seconds" in row else "-",
                 ]
             )
         headers = [
@@ -267,6 +351,7 @@ def report(rows, model):
             "pairs",
             "same as one process",
             "F1 planted",
+            "predict 1 % (s)",
         ]
         print(format_table(headers, table, title=f"{setting}: {SETTINGS[setting]}"))
     table = [[m["setting"], f"{m['n']:.0e}", m["workers"], f"{m['hours']:,.1f}"] for m in model]

@@ -396,15 +396,15 @@ def dask_join_growth(out):
     results = _load("dask_join.json")
     if results is None:
         return None
-    fig, (measured, model) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (measured, model) = plt.subplots(1, 2, figsize=(10, 5))
     styles = {"recommended": "-", "headline": "--"}
     runners = dict.fromkeys(row["runner"] for row in results["rows"])
     for setting, style in styles.items():
-        for runner, marker in zip(runners, "osD^v"):
+        for runner, marker in zip(runners, "osD^v<>"):
             rows = [r for r in results["rows"] if r["setting"] == setting and r["runner"] == runner]
             if rows:
                 kind = "peer" if runner == "string_grouper" else "sklearn-ed"
-                colour = COLOURS["brute"] if runner == "one process" else COLOURS[kind]
+                colour = COLOURS["brute"] if runner.startswith("one process") else COLOURS[kind]
                 measured.plot(
                     [r["n"] for r in rows],
                     [r["seconds"] for r in rows],
@@ -438,7 +438,7 @@ def dask_join_growth(out):
         ax.set_ylabel(ylabel)
         ax.set_title(title)
         ax.grid(True, which="major", alpha=0.3)
-    measured.legend(loc="upper left", fontsize=7)
+    measured.legend(loc="upper left", fontsize=6)
     model.legend(loc="upper left", fontsize=8)
     return _save(fig, out / "dask_join_growth.png")
 

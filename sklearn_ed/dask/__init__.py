@@ -8,7 +8,8 @@ single-process estimators run on the cluster under
 ``joblib.parallel_config(backend="dask")`` (:mod:`._executor`).
 :func:`similarity_join` and :func:`group_duplicates` cut the strings into
 blocks of neighbouring lengths and join pairs of blocks in tasks, writing
-the pairs (or the groups) to Parquet. Needs ``distributed``, Dask DataFrame
+the pairs (or the groups) to Parquet; :class:`DaskStringDeduplicator` keeps
+the groups and puts new strings in them. Needs ``distributed``, Dask DataFrame
 and pyarrow (``pip install 'sklearn-ed[dask]'``); see the user guide page
 "Scaling out".
 """
@@ -25,6 +26,7 @@ except ImportError as error:  # pragma: no cover - the extra is missing
 
 # Found by name by sklearn_ed.distances when joblib's dask backend is active.
 from ._components import group_duplicates
+from ._deduplicator import DaskStringDeduplicator
 from ._executor import cluster_executor  # noqa: F401
 from ._join import similarity_join
 from ._sharded import ShardedNeighbors
@@ -35,6 +37,7 @@ from ._shorthands import (
 )
 
 __all__ = [
+    "DaskStringDeduplicator",
     "group_duplicates",
     "similarity_join",
     "ShardedNeighbors",

@@ -7,14 +7,18 @@ blocks, as they stream from the engine, to a forest: each string met
 and the smallest row connected to it. Copies of a string count once: a
 block's copies are tied to their first row by the block's own task, and the
 engine compares distinct strings only, so ten thousand copies make ten
-thousand edges, not fifty million. Forests merge in a tree of tasks
-(union of their edges, components again); the root holds one ``(row,
-group)`` entry per string that has a pair, and each partition of the input
-receives its slice of it and is written out beside its groups. A string
-with no pair is a group of its own. A group is named by its smallest row,
-whatever the partitioning.
+thousand edges, not fifty million. A forest also counts the neighbours of
+the strings it met (copies included), so the root can name each group's
+representative as the single process does: its row with the most
+neighbours. Forests merge in a tree of tasks (union of their edges,
+components again, counts added); the root holds one ``(row, group,
+represents)`` entry per string that has a pair, and each partition of the
+input receives its slice of it and is written out beside its groups. A
+string with no pair is a group of its own. A group is named by its
+smallest row, whatever the partitioning.
 """
 
+import uuid
 from pathlib import Path
 
 import dask
@@ -27,8 +31,8 @@ from scipy.sparse.csgraph import connected_components
 
 from ..distances import get_metric
 from ..join import distinct_within, join_prepared, reachable_limit
-from ._join import JoinJob, written_pairs
-from ._representatives import representative_groups
+from ._join import JoinJob, removed_partials, written_pairs
+from ._representatives import representative_groups, summed_counts
 
 # Edges gathered in a task before they are reduced to its forest: bounds a
 # task's memory whatever the pairs.
@@ -79,7 +83,9 @@ def group_duplicates(
     -------
     groups : dask.dataframe.DataFrame
         Columns ``row`` (global row number), ``string`` (as given, before
-        the processor) and ``group`` (the smallest row of its group), in the
+        the processor), ``group`` (the smallest row of its group) and
+        ``representative`` (whether the row represents its group: the one
+        that opened it, or with connected linkage its smallest row), in the
         order of the input.
 
     Examples
@@ -111,6 +117,7 @@ def group_duplicates(
         pairs = job.folder / "pairs"
         pairs.mkdir()
         written = job.client.gather(job.client.compute(job.tasks(written_pairs, job.method, pairs)))
+        removed_partials(pairs)
         files = [file for file, count in written if count]
         root = representative_groups(files, job.tables[0].n_rows, job.client)
     in_rows = dask.delayed(_within_rows, pure=True)
@@ -122,11 +129,13 @@ def group_duplicates(
         for number, (raw, (first, last)) in enumerate(zip(table.sources, bounds))
     ]
     files = job.client.gather(job.client.compute(written))
+    removed_partials(job.folder)
     return dd.read_parquet(files)
 
 
 def _block_forest(left_block, right_block, metric, limit, self_join, method, name):
-    """The forest of the pairs of two blocks: ``(rows, groups)``."""
+    """The forest of the pairs of two blocks and the neighbours they give its
+    strings: ``(rows, groups, degree_rows, degrees)``."""
     spec = get_metric(metric)
     left_rows, left_strings = left_block
     right_rows, right_strings = left_block if right_block is None else right_block
@@ -137,15 +146,19 @@ def _block_forest(left_block, right_block, metric, limit, self_join, method, nam
     right = left if right_block is None else distinct_within(right_strings, spec, limit)
     left_first = left_rows[left.rows[left.starts[:-1]]]
     right_first = right_rows[right.rows[right.starts[:-1]]]
-    edges = [_copies_edges(left, left_rows)] if right_block is None else []
+    edges, degrees = [], []
+    if right_block is None:
+        edges.append(_copies_edges(left, left_rows))
+        degrees.append((left_first, left.counts - 1))
     other = None if right_block is None else right.strings
     limit = reachable_limit(limit, left.strings, other)
     for i, j, _ in join_prepared(left.strings, other, spec, limit, method, 1):
         edges.append((left_first[i], right_first[j]))
+        degrees += [(left_first[i], right.counts[j]), (right_first[j], left.counts[i])]
         if sum(len(u) for u, _ in edges) > EDGE_BUDGET:
-            forest = _components([forest, *edges])
-            edges = []
-    return _components([forest, *edges])
+            forest = _forest([forest, _edge_forest(edges, degrees)])
+            edges, degrees = [], []
+    return _forest([forest, _edge_forest(edges, degrees)])
 
 
 def _copies_edges(distinct, rows):
@@ -156,17 +169,37 @@ def _copies_edges(distinct, rows):
 
 
 def _empty_forest():
-    return np.empty(0, np.int64), np.empty(0, np.int64)
+    return (np.empty(0, np.int64),) * 4
+
+
+def _edge_forest(edges, degrees):
+    """A forest of its own edges: ``(u, v, degree_rows, degrees)``.
+
+    A row's degree (its neighbours, copies included) is counted on the
+    first row of its string in each block; every copy of a string has the
+    same degree, so the string's first row overall gets its whole degree.
+    """
+    if not edges:
+        return _empty_forest()
+    u, v = (np.concatenate(side).astype(np.int64) for side in zip(*edges))
+    return u, v, *summed_counts(degrees)
+
+
+def _forest(forests):
+    """One forest from several: the components of their edges (a forest's
+    ``(rows, groups)`` are edges too) and their degrees summed."""
+    rows, groups = _components([(forest[0], forest[1]) for forest in forests])
+    return rows, groups, *summed_counts([(forest[2], forest[3]) for forest in forests])
 
 
 def _components(edge_lists):
     """``(rows, groups)``: every row of the edges and the smallest row of its
-    connected component, sorted by row. A forest is its own edge list."""
+    connected component, sorted by row."""
     left = np.concatenate([np.asarray(u, dtype=np.int64) for u, _ in edge_lists])
     right = np.concatenate([np.asarray(v, dtype=np.int64) for _, v in edge_lists])
     rows, numbers = np.unique(np.concatenate([left, right]), return_inverse=True)
     if not len(rows):
-        return _empty_forest()
+        return rows, rows
     n_edges = len(left)
     graph = coo_matrix(
         (np.ones(n_edges, np.int8), (numbers[:n_edges], numbers[n_edges:])),
@@ -179,38 +212,61 @@ def _components(edge_lists):
 
 
 def _merged(forests):
-    """One forest from many, by a tree of tasks of ``MERGE_FAN_IN`` each."""
-    merge = dask.delayed(_components, pure=True)
+    """One forest from many, by a tree of tasks of ``MERGE_FAN_IN`` each;
+    ``(rows, groups, represents)`` at the root."""
+    merge = dask.delayed(_forest, pure=True)
     while len(forests) > 1:
         forests = [
             merge(forests[start : start + MERGE_FAN_IN])
             for start in range(0, len(forests), MERGE_FAN_IN)
         ]
-    return forests[0] if forests else dask.delayed(_empty_forest)()
+    root = forests[0] if forests else dask.delayed(_empty_forest)()
+    return dask.delayed(_represented, pure=True)(root)
+
+
+def _represented(forest):
+    """``(rows, groups, represents)``: each group represented by its row with
+    the most neighbours (then the lowest), as the single process does."""
+    rows, groups, degree_rows, degree = forest
+    degrees = np.zeros(len(rows), np.int64)
+    degrees[np.searchsorted(rows, degree_rows)] = degree
+    order = np.lexsort((rows, -degrees, groups))
+    represents = np.zeros(len(rows), bool)
+    represents[order[np.unique(groups[order], return_index=True)[1]]] = True
+    return rows, groups, represents
 
 
 def _within_rows(forest, first, last):
     """The part of a forest (sorted by row) from row ``first`` to ``last``."""
-    rows, groups = forest
-    within = slice(*np.searchsorted(rows, [first, last]))
-    return rows[within], groups[within]
+    within = slice(*np.searchsorted(forest[0], [first, last]))
+    return tuple(values[within] for values in forest)
 
 
 def _written_groups(raw, first, last, forest, folder, number):
-    """Write a partition's strings beside their groups; return the file."""
-    rows, groups = forest
-    group = np.arange(first, last, dtype=np.int64)
+    """Write a partition's strings beside their groups; return the file.
+
+    ``forest`` is ``(rows, groups)``, a row missing from it a group of its
+    own represented by itself; or ``(rows, groups, represents)`` where the
+    representative is not the group's smallest row.
+    """
+    rows, groups, *represents = forest
+    row = np.arange(first, last, dtype=np.int64)
+    group = row.copy()
     group[rows - first] = groups
+    representative = group == row
+    if represents:
+        representative[rows - first] = represents[0]
     strings = raw.to_numpy(dtype=object) if hasattr(raw, "to_numpy") else list(raw)
     table = pa.table(
         {
-            "row": np.arange(first, last, dtype=np.int64),
+            "row": row,
             "string": pa.array(strings, type=pa.string()),
             "group": group,
+            "representative": representative,
         }
     )
     final = Path(folder) / f"groups-{number:05d}.parquet"
-    partial = final.with_name(f".{final.name}.partial")
+    partial = final.with_name(f".{final.name}.{uuid.uuid4().hex}.partial")
     pq.write_table(table, partial)
     partial.replace(final)
     return str(final)

@@ -100,8 +100,8 @@ def similarity_join(
         client=client,
     )
     tasks = job.tasks(written_pairs, job.method, job.folder)
-    client = job.client
-    written = client.gather(client.compute(tasks))
+    written = job.client.gather(job.client.compute(tasks))
+    removed_partials(job.folder)
     return pairs_frame([file for file, count in written if count], job.spec)
 
 
@@ -114,7 +114,7 @@ class JoinJob:
     spec: object
     limit: float
     method: str
-    folder: Path
+    folder: Path | None
     client: object
     tables: list
     block_size: int
@@ -123,11 +123,13 @@ class JoinJob:
     def of(cls, sides, *, path, options, client):
         """The job of ``sides`` (name to strings, None for a missing side);
         ``options`` are ``(threshold, min_similarity, metric, processor,
-        method, block_size)`` as the public functions take them."""
+        method, block_size)`` as the public functions take them. ``path``
+        None: a job whose tasks write nothing (no folder)."""
         threshold, min_similarity, metric, processor, method, block_size = options
         spec, limit, method = checked_join(metric, threshold, min_similarity, method)
         checked_block_size(block_size)
-        check_new_folder(path)
+        if path is not None:
+            check_new_folder(path)
         client = cluster_client(client)
         tables = [
             None
@@ -137,7 +139,8 @@ class JoinJob:
         ]
         tables += [None] * (2 - len(tables))
         block_size = resolved_block_size(block_size, tables, client)
-        return cls(spec, limit, method, new_folder(path), client, tables, block_size)
+        folder = None if path is None else new_folder(path)
+        return cls(spec, limit, method, folder, client, tables, block_size)
 
     def tasks(self, task, *arguments):
         """:func:`block_tasks` of this job."""
@@ -193,6 +196,13 @@ def new_folder(path):
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def removed_partials(folder):
+    """Remove the temporary files of tasks lost mid-write (run again under
+    other names): the folder was empty when the job began, so they are its own."""
+    for partial in Path(folder).glob(".*.partial"):
+        partial.unlink(missing_ok=True)
 
 
 def block_tasks(tables, spec, limit, block_size, task, *arguments):

@@ -28,10 +28,13 @@ MERGE_FAN_IN = 8
 
 
 def representative_groups(files, n_rows, client):
-    """A Delayed ``(rows, groups)`` of every row of ``n_rows``: the group of each,
-    named by its smallest row, as representative linkage makes them."""
+    """A Delayed ``(rows, groups, represents)`` of every row of ``n_rows``: the
+    group of each, named by its smallest row, as representative linkage makes
+    them, and whether the row opened (represents) its group."""
     files = sorted(files)
-    degrees = _tree([dask.delayed(_degrees, pure=True)(file) for file in files], _summed, "degrees")
+    degrees = _tree(
+        [dask.delayed(_degrees, pure=True)(file) for file in files], summed_counts, "degrees"
+    )
     state = client.persist(dask.delayed(_first_state, pure=True)(degrees, n_rows))
     while True:
         passes = [dask.delayed(_round_pass, pure=True)(file, state) for file in files]
@@ -53,11 +56,11 @@ def _degrees(file):
     rows, counts = _empty(), _empty()
     for left, right in _batches(file):
         found, found_counts = np.unique(np.concatenate([left, right]), return_counts=True)
-        rows, counts = _summed([(rows, counts), (found, found_counts)])
+        rows, counts = summed_counts([(rows, counts), (found, found_counts)])
     return rows, counts
 
 
-def _summed(parts):
+def summed_counts(parts):
     """Sparse counts of several parts, added."""
     rows = np.concatenate([part[0] for part in parts])
     values = np.concatenate([part[1] for part in parts])
@@ -145,7 +148,8 @@ def _smallest(parts):
 
 
 def _named_groups(state, owners):
-    """``(rows, groups)`` of every row: its group named by the group's smallest row."""
+    """``(rows, groups, represents)`` of every row: its group named by the
+    group's smallest row, and whether it opened the group."""
     rank, decision = state
     n_rows = len(rank)
     by_rank = np.argsort(rank)
@@ -153,7 +157,7 @@ def _named_groups(state, owners):
     owner[owners[0]] = by_rank[owners[1]]
     smallest = np.full(n_rows, n_rows, dtype=np.int64)
     np.minimum.at(smallest, owner, np.arange(n_rows))
-    return np.arange(n_rows, dtype=np.int64), smallest[owner]
+    return np.arange(n_rows, dtype=np.int64), smallest[owner], decision == OPENS
 
 
 def _tree(parts, merge, name):

@@ -19,6 +19,7 @@ from test_dask import kill_process_soon, two_workers  # noqa: E402
 
 from sklearn_ed.dask import group_duplicates, similarity_join  # noqa: E402
 from sklearn_ed.dask._blocks import length_blocks  # noqa: E402
+from sklearn_ed.dask._join import removed_partials  # noqa: E402
 
 STRING_METRICS = [name for name in available_metrics() if get_metric(name).input_type == "strings"]
 # Three thresholds per metric, as the benchmark matrix: in edits or a share.
@@ -126,6 +127,14 @@ def test_a_worker_killed_mid_join_costs_time_not_pairs(words, tmp_path):
         killer.join()
         assert killer.killed_at  # the worker died while the join ran
         assert_same_pairs(sorted_pairs(found), expected)
+    assert not list((tmp_path / "pairs").glob(".*.partial"))
+
+
+def test_the_temporary_files_of_lost_tasks_are_removed(tmp_path):
+    (tmp_path / ".pairs-00000-00001.parquet.0f1e.partial").write_bytes(b"half")
+    (tmp_path / "pairs-00000-00001.parquet").write_bytes(b"whole")
+    removed_partials(tmp_path)
+    assert [path.name for path in tmp_path.iterdir()] == ["pairs-00000-00001.parquet"]
 
 
 def test_copies_of_one_string_are_spread_over_blocks():
