@@ -198,7 +198,7 @@ RUNS = [
         "dask_join",
         "bench_dask_join",
         "--json '{results}/dask_join.json'",
-        minutes=25,
+        minutes=55,
         docs="user_guide/scaling",
     ),
     Run(

@@ -85,7 +85,8 @@ def group_duplicates(
         Columns ``row`` (global row number), ``string`` (as given, before
         the processor), ``group`` (the smallest row of its group) and
         ``representative`` (whether the row represents its group: the one
-        that opened it, or with connected linkage its smallest row), in the
+        that opened it, or with connected linkage its row with the most
+        neighbours, as in :class:`~sklearn_ed.StringDeduplicator`), in the
         order of the input.
 
     Examples

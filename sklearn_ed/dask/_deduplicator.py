@@ -199,7 +199,7 @@ class DaskStringDeduplicator(BaseEstimator):
         client = cluster_client(self.client)
         represented = self.groups_[self.groups_["representative"]]
         job = JoinJob.of(
-            {"left": X, "right": represented["string"]},
+            {"X": X, "representatives": represented["string"]},
             path=None,
             options=self._options(),
             client=client,

@@ -68,6 +68,22 @@ def test_groups_and_predictions_of_one_process(client, spelling, linkage, tmp_pa
     assert not list((tmp_path / "groups").glob("predict-*"))  # predict's own folders removed
 
 
+@pytest.mark.parametrize("linkage", ["representative", "connected"])
+def test_copies_spread_over_blocks_keep_the_representatives(client, linkage, tmp_path):
+    # "abce" (3 copies) has 123 neighbours, each "abcd" (120 copies) 122: the
+    # representative is the first "abce" although most strings are "abcd".
+    strings = ["abcd"] * 120 + ["abce", "abxe", "zzzz", "zzzy", "zzzz", "abce", "abce"]
+    local = StringDeduplicator(threshold=1, linkage=linkage).fit(strings)
+    dedup = DaskStringDeduplicator(
+        threshold=1, linkage=linkage, block_size=25, path=tmp_path / "groups", client=client
+    ).fit(strings)
+    groups = dedup.groups_.compute()
+    assert sorted(groups["row"][groups["representative"]]) == sorted(local.representatives_)
+    assert 120 in local.representatives_
+    named = row_named(local.labels_, local.labels_, local.n_groups_)
+    np.testing.assert_array_equal(groups["group"], named)
+
+
 def test_a_new_string_joins_the_nearest_representative(client, tmp_path):
     dedup = DaskStringDeduplicator(threshold=2, path=tmp_path / "groups", client=client)
     dedup.fit(["abcdef", "abcdef", "uvwxyz", "abcxyz"])
@@ -94,3 +110,8 @@ def test_bad_parameters_and_unfitted_use_are_refused(client):
         DaskStringDeduplicator(metric="euclidean", client=client).fit(["a", "b"])
     with pytest.raises(NotFittedError):
         DaskStringDeduplicator(client=client).predict(["a"])
+    fitted = DaskStringDeduplicator(threshold=1, client=client).fit(["aa", "ab"])
+    with pytest.raises(ValueError, match="X contains 0 strings"):
+        fitted.predict([])
+    with pytest.raises(TypeError, match="X"):
+        fitted.predict(["aa", 3])
