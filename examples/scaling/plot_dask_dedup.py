@@ -64,8 +64,9 @@ print(
 groups = dedup.groups_.compute()
 sizes = groups.groupby("group").size().nlargest(3)
 for group in sizes.index:
-    members = groups[groups["group"] == group]
-    print(f"group {group}: {members['string'].tolist()}")
+    print(f"group {group}:")
+    for string in groups.loc[groups["group"] == group, "string"]:
+        print(f"    {string}")
 
 # %%
 # The same groups as one process
@@ -81,10 +82,8 @@ people_per_group = entity.groupby(group).nunique()
 groups_per_person = group.groupby(entity).nunique()
 records_per_person = entity.value_counts().reindex(groups_per_person.index)
 found_whole = (groups_per_person[records_per_person > 1] == 1).sum()
-print(
-    f"groups holding two people: {(people_per_group > 1).sum()} of {dedup.n_groups_:,}; "
-    f"people with duplicates all in one group: {found_whole} of {(records_per_person > 1).sum()}"
-)
+print(f"groups holding two people: {(people_per_group > 1).sum()} of {dedup.n_groups_:,}")
+print(f"people with duplicates all in one group: {found_whole} of {(records_per_person > 1).sum()}")
 
 # %%
 # New records, without refitting
@@ -93,8 +92,8 @@ print(
 # one's group; the others are grouped among themselves and named after the
 # fitted rows (``n_samples_fit_`` plus their first position).
 new = [people.data[5].upper(), "Zelda Quux 1 Nowhere Lane Atlantis", people.data[7]]
-print(dict(zip(new, dedup.predict(new).tolist())))
-print("one process:", local.predict(new).tolist(), "(labels 0, 1, ...)")
+for string, group, label in zip(new, dedup.predict(new), local.predict(new)):
+    print(f"group {group:>6} (one process: label {label:>6})  {string}")
 
 client.close()
 cluster.close()

@@ -148,11 +148,14 @@ class DaskStringDeduplicator(BaseEstimator):
         -------
         self : DaskStringDeduplicator
         """
+        client = cluster_client(self.client)
         path = self.path
         if path is None:
             path = tempfile.mkdtemp(prefix="sklearn-ed-groups-")
-        groups = group_duplicates(X, path=path, linkage=self.linkage, **self._join_options())
-        n_samples, n_groups = dask.compute(groups["row"].size, groups["representative"].sum())
+        groups = group_duplicates(X, path=path, linkage=self.linkage, **self._join_options(client))
+        n_samples, n_groups = client.compute(
+            [groups["row"].size, groups["representative"].sum()], sync=True
+        )
         self.groups_, self.path_ = groups, Path(path)
         self.n_samples_fit_, self.n_groups_ = int(n_samples), int(n_groups)
         return self
@@ -173,7 +176,8 @@ class DaskStringDeduplicator(BaseEstimator):
             The smallest row of each string's group (``groups_["group"]``,
             which stays on the workers, is the way at scale).
         """
-        return self.fit(X).groups_["group"].compute().to_numpy()
+        self.fit(X)
+        return cluster_client(self.client).compute(self.groups_["group"], sync=True).to_numpy()
 
     def predict(self, X):
         """Put new strings in the fitted groups, or in new ones, without refitting.
@@ -226,7 +230,7 @@ class DaskStringDeduplicator(BaseEstimator):
             groups = group_duplicates(
                 strings, path=folder, linkage=self.linkage, **self._join_options(client)
             )
-            return groups["group"].compute().to_numpy()
+            return client.compute(groups["group"], sync=True).to_numpy()
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -241,10 +245,10 @@ class DaskStringDeduplicator(BaseEstimator):
             self.block_size,
         )
 
-    def _join_options(self, client=None):
+    def _join_options(self, client):
         """The options of :func:`group_duplicates` besides the strings and linkage."""
         names = ("threshold", "min_similarity", "metric", "processor", "method", "block_size")
-        return dict(zip(names, self._options()), client=self.client if client is None else client)
+        return dict(zip(names, self._options()), client=client)
 
     def __sklearn_tags__(self):
         return declare_metric_input(super().__sklearn_tags__(), self.metric)
