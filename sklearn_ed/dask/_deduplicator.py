@@ -152,7 +152,14 @@ class DaskStringDeduplicator(BaseEstimator):
         path = self.path
         if path is None:
             path = tempfile.mkdtemp(prefix="sklearn-ed-groups-")
-        groups = group_duplicates(X, path=path, linkage=self.linkage, **self._join_options(client))
+        try:
+            groups = group_duplicates(
+                X, path=path, linkage=self.linkage, **self._join_options(client)
+            )
+        except BaseException:
+            if self.path is None:  # the temporary folder made above, of no use now
+                shutil.rmtree(path, ignore_errors=True)
+            raise
         n_samples, n_groups = client.compute(
             [groups["row"].size, groups["representative"].sum()], sync=True
         )

@@ -1,6 +1,9 @@
 """DaskStringDeduplicator on a LocalCluster of 2 worker processes: the groups,
 representatives and predictions of StringDeduplicator, named by rows."""
 
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -106,8 +109,10 @@ def test_bad_parameters_and_unfitted_use_are_refused(client):
         DaskStringDeduplicator(linkage="complete", client=client).fit(["a", "b"])
     with pytest.raises(InvalidParameterError, match="block_size"):
         DaskStringDeduplicator(block_size=0, client=client).fit(["a", "b"])
+    temporary = set(Path(tempfile.gettempdir()).glob("sklearn-ed-groups-*"))
     with pytest.raises(ValueError, match="metric="):
         DaskStringDeduplicator(metric="euclidean", client=client).fit(["a", "b"])
+    assert set(Path(tempfile.gettempdir()).glob("sklearn-ed-groups-*")) == temporary
     with pytest.raises(NotFittedError):
         DaskStringDeduplicator(client=client).predict(["a"])
     fitted = DaskStringDeduplicator(threshold=1, client=client).fit(["aa", "ab"])
