@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..distances import get_metric
 from ..join import distinct_within, join_prepared, reachable_limit
-from ._join import JoinJob, removed_partials, written_pairs
+from ._join import JoinJob, written_files, written_pairs
 from ._representatives import representative_groups, summed_counts
 
 # Edges gathered in a task before they are reduced to its forest: bounds a
@@ -117,8 +117,7 @@ def group_duplicates(
     else:
         pairs = job.folder / "pairs"
         pairs.mkdir()
-        written = job.client.gather(job.client.compute(job.tasks(written_pairs, job.method, pairs)))
-        removed_partials(pairs)
+        written = written_files(job.client, job.tasks(written_pairs, job.method, pairs), pairs)
         files = [file for file, count in written if count]
         root = representative_groups(files, job.tables[0].n_rows, job.client)
     in_rows = dask.delayed(_within_rows, pure=True)
@@ -129,9 +128,7 @@ def group_duplicates(
         write(raw, first, last, in_rows(root, first, last), job.folder, number)
         for number, (raw, (first, last)) in enumerate(zip(table.sources, bounds))
     ]
-    files = job.client.gather(job.client.compute(written))
-    removed_partials(job.folder)
-    return dd.read_parquet(files)
+    return dd.read_parquet(written_files(job.client, written, job.folder))
 
 
 def _block_forest(left_block, right_block, metric, limit, self_join, method, name):

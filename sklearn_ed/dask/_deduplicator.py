@@ -22,6 +22,9 @@ from ._join import JoinJob
 from ._nearest import nearest_groups
 from ._tables import cluster_client
 
+# The parameters passed on to the distributed join, in JoinJob's order of options.
+JOIN_PARAMETERS = ("threshold", "min_similarity", "metric", "processor", "method", "block_size")
+
 
 class DaskStringDeduplicator(BaseEstimator):
     """Group near-duplicate strings on a Dask cluster; new strings join a group
@@ -208,7 +211,10 @@ class DaskStringDeduplicator(BaseEstimator):
         """
         check_is_fitted(self)
         client = cluster_client(self.client)
-        represented = self.groups_[self.groups_["representative"]]
+        # Read from the groups' files once, for both its columns.
+        represented = client.persist(
+            self.groups_.loc[self.groups_["representative"], ["string", "group"]]
+        )
         job = JoinJob.of(
             {"X": X, "representatives": represented["string"]},
             path=None,
@@ -242,20 +248,12 @@ class DaskStringDeduplicator(BaseEstimator):
             shutil.rmtree(folder, ignore_errors=True)
 
     def _options(self):
-        """The options of :class:`._join.JoinJob`."""
-        return (
-            self.threshold,
-            self.min_similarity,
-            self.metric,
-            self.processor,
-            self.method,
-            self.block_size,
-        )
+        """The options of :class:`._join.JoinJob`, in its order."""
+        return tuple(getattr(self, name) for name in JOIN_PARAMETERS)
 
     def _join_options(self, client):
         """The options of :func:`group_duplicates` besides the strings and linkage."""
-        names = ("threshold", "min_similarity", "metric", "processor", "method", "block_size")
-        return dict(zip(names, self._options()), client=client)
+        return dict(zip(JOIN_PARAMETERS, self._options()), client=client)
 
     def __sklearn_tags__(self):
         return declare_metric_input(super().__sklearn_tags__(), self.metric)

@@ -99,9 +99,9 @@ def similarity_join(
         options=(threshold, min_similarity, metric, processor, method, block_size),
         client=client,
     )
-    tasks = job.tasks(written_pairs, job.method, job.folder)
-    written = job.client.gather(job.client.compute(tasks))
-    removed_partials(job.folder)
+    written = written_files(
+        job.client, job.tasks(written_pairs, job.method, job.folder), job.folder
+    )
     return pairs_frame([file for file, count in written if count], job.spec)
 
 
@@ -196,6 +196,14 @@ def new_folder(path):
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def written_files(client, tasks, folder):
+    """Run tasks that write files into ``folder``; return their results, once
+    the files of tasks lost mid-write are removed."""
+    results = client.gather(client.compute(tasks))
+    removed_partials(folder)
+    return results
 
 
 def removed_partials(folder):
