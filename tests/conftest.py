@@ -25,3 +25,15 @@ def families():
     strings = [mutate(seed, rng.integers(0, 5), rng) for seed in seeds for _ in range(6)]
     labels = np.repeat(np.arange(len(seeds)), 6)
     return strings, labels
+
+
+@pytest.fixture
+def filter_kept(monkeypatch):
+    """Fits of ``embedder="auto"`` keep the filter they build: the timing
+    against brute force (``time_queries``) always finds the filter faster."""
+    from sklearn_ed.search import QueryTiming
+
+    def filter_faster(*args, **kwargs):
+        return QueryTiming(filter_seconds=0.0, brute_seconds=1.0, brute_timed=False)
+
+    monkeypatch.setattr("sklearn_ed.neighbors._brute_force.time_queries", filter_faster)

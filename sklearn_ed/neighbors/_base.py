@@ -135,9 +135,8 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
         self.embedder_ = embedder
         self.embedding_metric_ = embedding_spec(self.embedder_).metric
         self._fit_n_candidates()
-        if self._filter_falls_short():
-            return self._brute_force_instead()
-        return self
+        reason = self._filter_gives_way()
+        return self if reason is None else self._brute_force_instead(reason)
 
     def _new_search(self, X, embedder):
         """The :class:`FittedSearch` this estimator builds of ``X``, nothing added yet."""
@@ -285,8 +284,9 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
         checked = getattr(self, "_n_samples_checked", self.n_samples_fit_)
         if unseen.size or self.n_samples_fit_ >= (1 + _RECHECK_GROWTH) * checked:
             self._fit_n_candidates()
-            if self._filter_falls_short():
-                return self._brute_force_instead()
+            reason = self._filter_gives_way()
+            if reason is not None:
+                return self._brute_force_instead(reason)
         return self
 
     def _unseen_characters(self, X):

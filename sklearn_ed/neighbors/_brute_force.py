@@ -4,11 +4,18 @@ The fit times the exact metric on the base (:func:`~sklearn_ed.search.brute_forc
 where a query of the whole base costs less than the filter could pay back
 (:func:`~sklearn_ed.search.brute_force_limit`), the search is a
 :class:`~sklearn_ed.search.BruteSearch`: no embedder, no index, no recall
-check, exact answers. A filter whose recall check reaches ``target_recall``
-at no candidate count gives way to one too.
+check, exact answers. A filter gives way to one too where its recall check
+reaches ``target_recall`` at no candidate count, or where it answers
+pseudo-queries slower than brute force does (:func:`~sklearn_ed.search.time_queries`).
 """
 
-from ..search import BRUTE_FORCE, BruteSearch, brute_force_limit, brute_force_seconds
+from ..search import (
+    BRUTE_FORCE,
+    BruteSearch,
+    brute_force_limit,
+    brute_force_seconds,
+    time_queries,
+)
 from ..utils import log_progress
 
 # A brute-force base grown by this share since its fit is fitted again:
@@ -22,9 +29,11 @@ class BruteForceMixin:
     def _brute_force_pays(self, X):
         """``embedder="auto"`` compares every item where a query of the whole
         base costs less than the filter's (timed on the base)."""
-        if self.embedder is not None and not isinstance(self.embedder, str):
+        self._brute_query_estimate = None
+        if not self._auto_embedder():
             return False
         seconds = brute_force_seconds(self._metric_spec, X, self.n_jobs, self._seed)
+        self._brute_query_estimate = seconds
         limit = brute_force_limit(self._search_policy(X))
         if seconds > limit:
             return False
@@ -35,16 +44,37 @@ class BruteForceMixin:
         )
         return True
 
-    def _brute_force_instead(self):
-        """The filter ``embedder="auto"`` chose reaches ``target_recall`` at no
-        candidate count: compare every item (exact answers) instead."""
-        log_progress(
-            self,
-            f"no candidate count up to {int(self.recall_curve_[-1, 0])} reaches "
-            f"target_recall={self.target_recall} with {type(self.embedder_).__name__}: "
-            "brute force, every item compared",
-        )
+    def _brute_force_instead(self, reason):
+        """The filter ``embedder="auto"`` chose gives way to brute force (exact
+        answers), for ``reason`` (logged)."""
+        log_progress(self, f"{reason}: brute force, every item compared")
         return self._fit_brute_force(self.search_.items)
+
+    def _filter_gives_way(self):
+        """Why the fitted filter gives way to brute force: its recall check
+        reached ``target_recall`` at no candidate count, or it answered
+        pseudo-queries slower than brute force; None where it stays."""
+        if self._filter_falls_short():
+            return (
+                f"no candidate count up to {int(self.recall_curve_[-1, 0])} reaches "
+                f"target_recall={self.target_recall} with {type(self.embedder_).__name__}"
+            )
+        if not self._may_time_brute_force():
+            return None
+        timing = time_queries(
+            self.search_,
+            self.n_neighbors,
+            self.n_candidates_,
+            self._brute_query_estimate,
+            random_state=self._seed,
+        )
+        if timing.brute_force_faster:
+            return (
+                f"{type(self.embedder_).__name__} answers a pseudo-query in "
+                f"{1000 * timing.filter_seconds:.3f} ms, brute force in "
+                f"{1000 * timing.brute_seconds:.3f} ms"
+            )
+        return None
 
     def _filter_falls_short(self):
         """Whether the recall check found no candidate count reaching
@@ -60,8 +90,21 @@ class BruteForceMixin:
         """Whether a filter that misses ``target_recall`` at every candidate count
         gives way to brute force: one ``embedder="auto"`` chose, with
         ``n_candidates="auto"``, not exact (whose answers are exact anyway)."""
-        auto = self.embedder is None or self.embedder == "auto"
-        return auto and self.n_candidates == "auto" and not self.exact
+        return self._auto_embedder() and self.n_candidates == "auto" and not self.exact
+
+    def _may_time_brute_force(self):
+        """Whether a filter slower than brute force gives way to it: one
+        ``embedder="auto"`` chose, whose answers brute force's equal (exact
+        search) or need not (``n_candidates="auto"``: the fit chose the count)."""
+        return (
+            self._auto_embedder()
+            and (self.exact or self.n_candidates == "auto")
+            # Saves older than the timing have none: their filter stays.
+            and getattr(self, "_brute_query_estimate", None) is not None
+        )
+
+    def _auto_embedder(self):
+        return self.embedder is None or isinstance(self.embedder, str)
 
     def _fit_brute_force(self, X):
         """The search of ``X`` by brute force: no embedder, no index, no recall check."""

@@ -32,7 +32,9 @@ class FilterRefineNeighbors(FilterRefineBase):
         what a filter's query would (0.25 to 5 ms: user guide, "When brute
         force is the answer"), a filter could not pay for its fit, and the
         search is brute force (``search_method_="brute_force"``: no
-        embedder, exact answers). Otherwise
+        embedder, exact answers); a filter it builds and then times slower
+        than brute force on edited items of the base gives way to it too
+        (with ``n_candidates="auto"`` or ``exact=True``). Otherwise
         it chooses the filter from the data and the
         metric: :class:`~sklearn_ed.QGramEmbedder` for strings,
         :class:`~sklearn_ed.CGKEmbedder` when a dense index ("hnsw", "ivf",
@@ -129,8 +131,9 @@ class FilterRefineNeighbors(FilterRefineBase):
     search_method_ : {"filter_refine", "brute_force"}
         How queries are answered: filtered by the embedding and refined, or
         by comparing every item (chosen by ``embedder="auto"``: where a query
-        of the base costs less than a filter could pay back, or where its
-        filter misses ``target_recall``).
+        of the base costs less than a filter could pay back, where its
+        filter misses ``target_recall``, or where the filter it built
+        answers pseudo-queries slower than brute force, timed at fit).
     embedder_ : transformer or None
         The fitted clone of ``embedder`` (None for brute force).
     embedding_metric_ : {"euclidean", "hamming"} or None

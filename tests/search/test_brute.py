@@ -139,7 +139,7 @@ def test_classifier_on_brute_force_votes_as_a_filter_over_every_item(words):
     np.testing.assert_array_equal(brute.predict_proba(queries), every_item.predict_proba(queries))
 
 
-def test_a_brute_force_base_grown_by_half_is_fitted_again(words, monkeypatch):
+def test_a_brute_force_base_grown_by_half_is_fitted_again(words, monkeypatch, filter_kept):
     base, queries = words
     search = FilterRefineNeighbors(n_neighbors=3).fit(base[:100])
     search.partial_fit(base[100:140])  # grown by 40 %: still the same search

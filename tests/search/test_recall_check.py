@@ -181,7 +181,7 @@ def test_a_fixed_candidate_count_is_estimated_at_that_count(reads):
     )
 
 
-def test_exact_search_does_not_warn_about_the_filter(reads):
+def test_exact_search_does_not_warn_about_the_filter(reads, filter_kept):
     base, _, _ = reads
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -1,0 +1,146 @@
+"""Whether a fitted filter answers slower than brute force: timed at fit.
+
+``embedder="auto"`` fits brute force up front where a query of the whole
+base costs less than a fixed limit (:func:`brute_force_limit`). A filter
+built past that limit can still answer slower than brute force would:
+exact search under a metric whose lower bound rules out few items (Jaro on
+person records: 26 ms a query at 100,000 records, where brute force takes
+6 ms), or a filter whose recall needs thousands of candidates. The fit
+then times the filter on pseudo-queries, and brute force on the same ones
+where the two are close, and the estimator answers by the faster.
+
+The pseudo-queries are items of the base with one random edit (strings):
+misspellings, as users' queries are. A base item queried as it is finds
+itself at distance 0, which the near lookup and the exact passes settle at
+once, and would time a cheaper search than users get.
+"""
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..utils import take_items
+from ._brute import BruteSearch
+
+# Pseudo-queries timed; the first few are run once untimed before (the
+# search's first call loads compiled kernels).
+TIMED_QUERIES = 16
+_UNTIMED_QUERIES = 2
+# Brute force is timed too only where the filter costs more than this share
+# of its estimate (``brute_force_seconds`` reads 0.6 of the time a query of
+# ``BruteSearch`` takes: it leaves out the top-k selection).
+_CLOSE_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class QueryTiming:
+    """Seconds of one query: the fitted filter's, and brute force's.
+
+    Attributes
+    ----------
+    filter_seconds : float
+        The filter's mean over :data:`TIMED_QUERIES` pseudo-queries.
+    brute_seconds : float
+        Brute force's mean over the same pseudo-queries, or its estimate
+        (``brute_force_seconds``) where the filter was far below it.
+    brute_timed : bool
+        Whether ``brute_seconds`` was timed (the two were close).
+    """
+
+    filter_seconds: float
+    brute_seconds: float
+    brute_timed: bool
+
+    @property
+    def brute_force_faster(self):
+        """Whether brute force answered the pseudo-queries in less time."""
+        return self.brute_seconds < self.filter_seconds
+
+
+def time_queries(search, n_neighbors, n_candidates, brute_estimate, random_state=None):
+    """Time ``search`` and, where close, brute force on edited base items.
+
+    Parameters
+    ----------
+    search : FittedSearch
+        The fitted filter, its recall check done.
+    n_neighbors : int
+        Neighbors per query, as the estimator answers.
+    n_candidates : int
+        The filter's candidate count (``n_candidates_``).
+    brute_estimate : float
+        Seconds of one brute-force query estimated at fit
+        (:func:`~sklearn_ed.search.brute_force_seconds`).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the pseudo-queries.
+
+    Returns
+    -------
+    timing : QueryTiming
+        The two costs per query.
+    """
+    rng = np.random.default_rng(random_state)
+    strings = search.metric.input_type == "strings"
+    queries, exclude = pseudo_queries(
+        search.items, _UNTIMED_QUERIES + TIMED_QUERIES, rng, strings=strings
+    )
+    warm, timed = np.split(np.arange(len(exclude)), [_UNTIMED_QUERIES])
+    n_neighbors = max(1, min(n_neighbors, search.n_items - 1))
+
+    def seconds(answering, rows, **count):
+        start = time.perf_counter()
+        answering.kneighbors(take_items(queries, rows), n_neighbors, exclude=exclude[rows], **count)
+        return (time.perf_counter() - start) / len(rows)
+
+    seconds(search, warm, n_candidates=n_candidates)
+    filter_seconds = seconds(search, timed, n_candidates=n_candidates)
+    if filter_seconds < _CLOSE_SHARE * brute_estimate:
+        return QueryTiming(filter_seconds, brute_estimate, brute_timed=False)
+    brute = BruteSearch(search.metric, n_jobs=search.n_jobs).build(search.items)
+    return QueryTiming(filter_seconds, seconds(brute, timed), brute_timed=True)
+
+
+def pseudo_queries(items, n_queries, rng, *, strings):
+    """Queries like users', made of the base: strings with one random edit.
+
+    Parameters
+    ----------
+    items : ndarray of shape (n_samples,) or (n_samples, n_features)
+        The base.
+    n_queries : int
+        Pseudo-queries made.
+    rng : numpy.random.Generator
+        Draws the items and the edits.
+    strings : bool
+        Whether the items are strings (edited) or other items (kept).
+
+    Returns
+    -------
+    queries : ndarray of shape (n_queries,) or (n_queries, n_features)
+        Strings: base items with one character substituted, deleted or
+        inserted (from the drawn items' characters). Other items: base
+        items as they are.
+    exclude : ndarray of int64 of shape (n_queries,)
+        The item each query must not find (its own, when it is a base item
+        unchanged; -1 for an edited string, whose item is a true neighbor).
+    """
+    rows = rng.integers(len(items), size=n_queries)
+    drawn = take_items(items, rows)
+    if not strings:
+        return drawn, rows.astype(np.int64)
+    characters = sorted(set("".join(drawn))) or ["a"]
+    edited = [_edited(text, rng, characters) for text in drawn]
+    return np.array(edited, dtype=object), np.full(n_queries, -1, dtype=np.int64)
+
+
+def _edited(text, rng, characters):
+    """``text`` with one character substituted, deleted or inserted."""
+    kind = rng.integers(3) if text else 2
+    where = int(rng.integers(len(text) + (kind == 2)))
+    letter = characters[rng.integers(len(characters))]
+    if kind == 0:
+        return text[:where] + letter + text[where + 1 :]
+    if kind == 1:
+        return text[:where] + text[where + 1 :]
+    return text[:where] + letter + text[where:]
