@@ -29,6 +29,7 @@ from ..search import (
     BRUTE_FORCE,
     FILTER_REFINE,
     FittedSearch,
+    RecallSample,
     SearchPolicy,
     check_fit_memory,
     check_lower_bound,
@@ -216,12 +217,13 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
             # given C a check would only cost (brute force on a sample).
             self.n_candidates_ = fixed
             return self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
-        check = self._checked_recall(k, fixed or 0)
+        sample = RecallSample()
+        check = self._checked_recall(k, fixed or 0, sample)
         chosen = fixed if fixed is not None else check.smallest_reaching(self.target_recall)
         # Beyond the grid, up to a tenth of the base, before the filter gives way.
         wider = n_available // 10
         if chosen is None and self._may_brute_force() and wider > check.grid[-1]:
-            check = self._checked_recall(k, wider)
+            check = self._checked_recall(k, wider, sample)
             chosen = check.smallest_reaching(self.target_recall)
         self._recall_check = check
         self.recall_curve_ = np.column_stack([check.grid, check.recall(), check.standard_error()])
@@ -249,9 +251,11 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
             warnings.warn(f"{type(self).__name__}: {message}", UserWarning, stacklevel=5)
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
 
-    def _checked_recall(self, k, at_least):
+    def _checked_recall(self, k, at_least, sample):
         with self._progress(sample_size(k), "recall check (exact brute force)") as progress:
-            return check_recall(self.search_, k, at_least, progress, random_state=self._seed)
+            return check_recall(
+                self.search_, k, at_least, progress, random_state=self._seed, sample=sample
+            )
 
     def _partial_fit(self, X):
         """Append validated items to the fitted base (the embedder stays as fitted).

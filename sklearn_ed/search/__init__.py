@@ -28,6 +28,7 @@ from ._memory import check_fit_memory, fit_memory_estimate
 from ._policy import SearchPolicy
 from ._recall_check import (
     RecallCheck,
+    RecallSample,
     calibrate_radius,
     check_recall,
     low_recall_advice,

@@ -206,3 +206,32 @@ def test_fits_without_a_seed_choose_alike():
     assert fits[0].estimated_recall_ == fits[1].estimated_recall_
     for a, b in zip(fits[0].kneighbors(words.query), fits[1].kneighbors(words.query)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_wider_check_reuses_the_exact_pairs_of_the_first(monkeypatch):
+    """The wider check before a filter gives way to brute force searches more
+    candidates of the same pseudo-queries: their exact pairs are not
+    computed again, and its recall is a fresh check's."""
+    from sklearn_ed.datasets import make_person_records
+    from sklearn_ed.search import RecallSample, check_recall
+    from sklearn_ed.search import _recall_check as recall_check
+
+    records = make_person_records(3_000, random_state=0).data
+    search = FilterRefineNeighbors(
+        QGramEmbedder(), metric="jaro", n_candidates=50, check_recall=False
+    ).fit(records)
+    exact_passes = []
+    computed = recall_check._pairs_within_limits
+    monkeypatch.setattr(
+        recall_check,
+        "_pairs_within_limits",
+        lambda *args: exact_passes.append(1) or computed(*args),
+    )
+    progress = type("Progress", (), {"update": lambda self, n: None})()
+    sample = RecallSample()
+    first = check_recall(search.search_, 1, 0, progress, random_state=0, sample=sample)
+    wider = check_recall(search.search_, 1, 2_000, progress, random_state=0, sample=sample)
+    assert len(exact_passes) == 1 and wider.grid[-1] == 2_000 > first.grid[-1]
+    fresh = check_recall(search.search_, 1, 2_000, progress, random_state=0)
+    assert len(exact_passes) == 2
+    np.testing.assert_array_equal(wider.per_query, fresh.per_query)
