@@ -54,6 +54,7 @@ def knn_rows(cell, replies, arrays, n_queries):
                 row.update(
                     status="ok",
                     fit_s=fit["fit_s"],
+                    search=fit.get("search"),
                     query_ms=query["query_ms"],
                     peak_mib=query.get("peak_mib"),
                     speedup_query=reference["query_ms"] / query["query_ms"],
@@ -247,7 +248,20 @@ def gate_lines(rows, part):
             f"{part} {method:9s} cells below 1x: {below.get(method, 0)} of {ok}"
             + (f"; without a result: {other}" if other else "")
         )
+        if part == "knn":
+            lines.append(_brute_force_fits(mine, method))
     return "\n".join(lines) + "\n"
+
+
+def _brute_force_fits(rows, method):
+    """How many of a method's fits answer by brute force (``search_method_``)."""
+    fits = {
+        tuple(row[name] for name in ("base", "n", "metric", "processor", "k")): row.get("search")
+        for row in rows
+        if row["status"] == "ok"
+    }
+    brute = sum(search == "brute_force" for search in fits.values())
+    return f"knn {method:9s} fits answering by brute force: {brute} of {len(fits)}"
 
 
 def _names(part):

@@ -115,7 +115,8 @@ def knn_ours(spec, reply):
             start = time.perf_counter()
             search = make(k).fit(base)
             fit_s = time.perf_counter() - start
-        reply.save(f"fit_k{k}", {"fit_s": fit_s, "peak_mib": memory.peak})
+        fitted = {"fit_s": fit_s, "peak_mib": memory.peak, "search": search.search_method_}
+        reply.save(f"fit_k{k}", fitted)
         for name, queries in query_sets.items():
             with PeakRSS() as memory:
                 start = time.perf_counter()
@@ -134,7 +135,8 @@ def knn_peer(spec, reply):
             spec["method"], base, query_sets, spec["metric"], spec["processor"], spec["ks"]
         )
     for k in spec["ks"]:
-        reply.save(f"fit_k{k}", {"fit_s": fit_s, "peak_mib": memory.peak})
+        fitted = {"fit_s": fit_s, "peak_mib": memory.peak, "search": search.search_method_}
+        reply.save(f"fit_k{k}", fitted)
     for (name, k), (seconds, found) in answers.items():
         answer = {"query_ms": 1000 * seconds / spec["n_queries"], "peak_mib": memory.peak}
         reply.save(f"{name}_k{k}", answer, found[: spec["n_judged"]])

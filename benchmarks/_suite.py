@@ -502,7 +502,18 @@ RUNS = [
         "--processors default,sort_tokens --queries edits1,edits2,keyboard,ocr,sampled "
         "--k 1,10 --n-queries 1000 --n-judged 200 --cell-timeout 600 "
         "--json '{results}/matrix_knn_records.json'",
-        minutes=40,
+        minutes=12,
+        docs="benchmarks/matrix_knn",
+    ),
+    Run(
+        "matrix_knn_records_100k",
+        "bench_matrix",
+        "--part knn --bases records:100000 "
+        "--metrics normalized_levenshtein,normalized_indel,jaro,jaro_winkler "
+        "--processors default --queries edits1,keyboard,sampled "
+        "--k 1,10 --n-queries 1000 --n-judged 200 --cell-timeout 900 "
+        "--json '{results}/matrix_knn_records_100k.json'",
+        minutes=12,
         docs="benchmarks/matrix_knn",
     ),
     Run("partial_fit", "bench_partial_fit", "", minutes=4, docs="user_guide/index"),
