@@ -135,8 +135,7 @@ def knn_peer(spec, reply):
             spec["method"], base, query_sets, spec["metric"], spec["processor"], spec["ks"]
         )
     for k in spec["ks"]:
-        fitted = {"fit_s": fit_s, "peak_mib": memory.peak, "search": search.search_method_}
-        reply.save(f"fit_k{k}", fitted)
+        reply.save(f"fit_k{k}", {"fit_s": fit_s, "peak_mib": memory.peak})
     for (name, k), (seconds, found) in answers.items():
         answer = {"query_ms": 1000 * seconds / spec["n_queries"], "peak_mib": memory.peak}
         reply.save(f"{name}_k{k}", answer, found[: spec["n_judged"]])

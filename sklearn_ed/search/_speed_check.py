@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.utils import check_random_state
 
 from ..utils import take_items
 from ._brute import BruteSearch
@@ -80,7 +81,7 @@ def time_queries(search, n_neighbors, n_candidates, brute_estimate, random_state
     timing : QueryTiming
         The two costs per query.
     """
-    rng = np.random.default_rng(random_state)
+    rng = check_random_state(random_state)
     strings = search.metric.input_type == "strings"
     queries, exclude = pseudo_queries(
         search.items, _UNTIMED_QUERIES + TIMED_QUERIES, rng, strings=strings
@@ -110,7 +111,7 @@ def pseudo_queries(items, n_queries, rng, *, strings):
         The base.
     n_queries : int
         Pseudo-queries made.
-    rng : numpy.random.Generator
+    rng : numpy.random.RandomState
         Draws the items and the edits.
     strings : bool
         Whether the items are strings (edited) or other items (kept).
@@ -125,7 +126,7 @@ def pseudo_queries(items, n_queries, rng, *, strings):
         The item each query must not find (its own, when it is a base item
         unchanged; -1 for an edited string, whose item is a true neighbor).
     """
-    rows = rng.integers(len(items), size=n_queries)
+    rows = rng.randint(len(items), size=n_queries)
     drawn = take_items(items, rows)
     if not strings:
         return drawn, rows.astype(np.int64)
@@ -136,9 +137,9 @@ def pseudo_queries(items, n_queries, rng, *, strings):
 
 def _edited(text, rng, characters):
     """``text`` with one character substituted, deleted or inserted."""
-    kind = rng.integers(3) if text else 2
-    where = int(rng.integers(len(text) + (kind == 2)))
-    letter = characters[rng.integers(len(characters))]
+    kind = rng.randint(3) if text else 2
+    where = rng.randint(len(text) + (kind == 2))
+    letter = characters[rng.randint(len(characters))]
     if kind == 0:
         return text[:where] + letter + text[where + 1 :]
     if kind == 1:

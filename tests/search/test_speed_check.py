@@ -62,14 +62,14 @@ def test_a_close_filter_is_timed_against_brute_force(clock, monkeypatch, brute_s
 
 def test_pseudo_queries_are_base_strings_one_edit_away():
     items = make_person_records(300, random_state=0).data
-    queries, exclude = pseudo_queries(items, 50, np.random.default_rng(0), strings=True)
+    queries, exclude = pseudo_queries(items, 50, np.random.RandomState(0), strings=True)
     nearest = pairwise_distances(queries, items, "levenshtein").min(axis=1)
     assert (exclude == -1).all() and nearest.max() <= 1 and (nearest == 1).mean() > 0.8
 
 
 def test_pseudo_queries_of_other_items_exclude_themselves():
     items = np.arange(40.0).reshape(20, 2)
-    queries, exclude = pseudo_queries(items, 8, np.random.default_rng(0), strings=False)
+    queries, exclude = pseudo_queries(items, 8, np.random.RandomState(0), strings=False)
     np.testing.assert_array_equal(queries, items[exclude])
 
 
