@@ -35,7 +35,7 @@ FILTER_REFINE, BRUTE_FORCE = "filter_refine", "brute_force"
 # fit's threads), by (near lookup kept, exact search). Without a near lookup
 # (normalized, Jaro and token metrics, long strings, objects) the filter's
 # query costs 0.5 to 1.9 ms on 50,000 records, 4 to 28 ms in exact search
-# (results/matrix_knn_records); with one (Levenshtein and Indel on short
+# (results/matrix_knn_records at 84fc5a0); with one (Levenshtein and Indel on short
 # strings) 0.05 to 0.45 ms on 10^5 to 3 x 10^6 words (results/words_scale).
 # Its fit costs 4 us (words) to 100 us (records) per item besides. Below
 # these, a query of brute force costs about what the filter's would, and
