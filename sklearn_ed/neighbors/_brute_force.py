@@ -70,7 +70,7 @@ class BruteForceMixin:
         )
         if timing.brute_force_faster:
             return (
-                f"{type(self.embedder_).__name__} answers a pseudo-query in "
+                f"{type(self.embedder_).__name__} answers an edited item of the base in "
                 f"{1000 * timing.filter_seconds:.3f} ms, brute force in "
                 f"{1000 * timing.brute_seconds:.3f} ms"
             )

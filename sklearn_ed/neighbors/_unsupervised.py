@@ -133,7 +133,8 @@ class FilterRefineNeighbors(FilterRefineBase):
         by comparing every item (chosen by ``embedder="auto"``: where a query
         of the base costs less than a filter could pay back, where its
         filter misses ``target_recall``, or where the filter it built
-        answers pseudo-queries slower than brute force, timed at fit).
+        answers edited items of the base slower than brute force, timed
+        at fit).
     embedder_ : transformer or None
         The fitted clone of ``embedder`` (None for brute force).
     embedding_metric_ : {"euclidean", "hamming"} or None
