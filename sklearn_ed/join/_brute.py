@@ -5,6 +5,7 @@ prefix bound (:mod:`._prefix_bound`)."""
 import numpy as np
 
 from ..distances import pairwise_distances_within
+from ._partition import in_threads
 from ._prefix_bound import PrefixBound
 from ._verify import upper_pairs, verified
 
@@ -43,6 +44,7 @@ class BruteJoin:
             bound = spec.levenshtein_radius(threshold)
             self.prefix = PrefixBound(spec, bound, left, self.other, n_jobs)
         self._random = np.random.default_rng(0)
+        self.settled = False
 
     def sample(self, rows):
         """Compare the block of rows that begins at ``rows[0]`` with a random
@@ -52,6 +54,8 @@ class BruteJoin:
         begin = int(rows[0])
         block = np.arange(begin, min(begin + self.block, len(self.left)))
         cells = min(len(rows) * len(self.other), BRUTE_SAMPLE_CELLS)
+        # A larger sample would compare as many cells: its rate is known.
+        self.settled = cells == BRUTE_SAMPLE_CELLS
         width = min(len(self.other), -(-cells // len(block)))
         first = int(self._random.integers(0, len(self.other) - width + 1))
         for _ in self._block_pairs(block, first, first + width, n_jobs=1):
@@ -59,14 +63,23 @@ class BruteJoin:
         return max(len(block) * width, 1) / max(self.n_pairs, 1)
 
     def blocks(self):
-        """Every block of pairs."""
+        """Every block of pairs, a block of rows per thread: the work between
+        two distance calls (bounds, pairs kept, verification) runs in the
+        block's thread too, where one block on all threads would wait on it."""
+        for pairs in in_threads(self._row_block_pairs, self._row_blocks(), self.n_jobs):
+            yield from pairs
+
+    def _row_blocks(self):
         for begin in range(0, len(self.left), self.block):
             # A self-join compares a row only with the rows after it.
             first = begin + 1 if self.right is None else 0
             if first >= len(self.other):
                 break
-            rows = np.arange(begin, min(begin + self.block, len(self.left)))
-            yield from self._block_pairs(rows, first, len(self.other), self.n_jobs)
+            yield np.arange(begin, min(begin + self.block, len(self.left))), first
+
+    def _row_block_pairs(self, block):
+        rows, first = block
+        return list(self._block_pairs(rows, first, len(self.other), n_jobs=1))
 
     def _block_pairs(self, rows, first, last, n_jobs):
         """The pairs within the threshold of ``left[rows]`` and ``other[first:last]``

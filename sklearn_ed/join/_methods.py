@@ -41,9 +41,11 @@ class JoinMethod:
         random rows of ``left`` in one thread, return the share of the whole
         join's work done) and ``blocks()`` (the join's blocks, reusing what the samples
         kept), or None where the method declines (a sample says it cannot
-        win). ``"auto"`` times the preparation and the samples of each exact
-        method with a plan and runs the one of least estimated time; None:
-        auto never picks the method.
+        win); it may say ``settled`` (true when another sample would time
+        the same work: ``"auto"`` samples it no more). ``"auto"`` times the
+        preparation and the samples of each exact method with a plan and
+        runs the one of least estimated time; None: auto never picks the
+        method.
     small_joins : bool, default=False
         Whether ``"auto"`` takes this method, without timing any, for joins of
         at most ``SMALL_JOIN_PAIRS`` pairs (where a sample costs as much as

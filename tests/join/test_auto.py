@@ -73,10 +73,13 @@ def clock(monkeypatch):
     return clock
 
 
-def _registered_plans(monkeypatch, clock, seconds_per_join, declining=(), per_call=None):
+def _registered_plans(
+    monkeypatch, clock, seconds_per_join, declining=(), per_call=None, settling=()
+):
     """Methods whose plans take ``seconds_per_join[name]`` for the whole join
     (on the fake clock), and ``per_call[name]`` more each call, and record the
-    rows each sample was asked for."""
+    rows each sample was asked for; those ``settling`` say they are settled
+    after their first timed sample."""
     per_call = per_call or {}
     monkeypatch.setattr(methods_module, "_METHODS", {})
     asked = {name: [] for name in seconds_per_join}
@@ -85,9 +88,11 @@ def _registered_plans(monkeypatch, clock, seconds_per_join, declining=(), per_ca
         class Plan:
             def __init__(self, left, right, spec, limit, n_jobs):
                 self.arguments = (left, right, spec, limit, n_jobs)
+                self.settled = False
 
             def sample(self, rows):
                 asked[name].append(len(rows))
+                self.settled = name in settling and len(asked[name]) > 1
                 share = len(rows) / len(self.arguments[0])
                 clock.now += seconds_per_join[name] * share + per_call.get(name, 0.0)
                 return share
@@ -123,9 +128,9 @@ def test_close_methods_are_sampled_until_the_share_of_time_is_spent(monkeypatch,
         "auto", strings, None, get_metric("levenshtein"), 0, None
     )
     assert choice.name == "b"  # its blocks are not run
-    # 8 rows, then doubling from 128 rows while another round would keep both
-    # methods' timed samples within 3 % of the least estimate (10 s): 904 rows.
-    assert asked["a"] == asked["b"] == [1, 8, 128, 256, 512]
+    # 8 and 32 rows, then doubling from 128 rows while another round would keep
+    # both methods' timed samples within 3 % of the least estimate (10 s): 936 rows.
+    assert asked["a"] == asked["b"] == [1, 8, 32, 128, 256, 512]
 
 
 def test_a_fixed_cost_per_call_does_not_drop_the_faster_method(monkeypatch, clock, caplog):
@@ -135,6 +140,46 @@ def test_a_fixed_cost_per_call_does_not_drop_the_faster_method(monkeypatch, cloc
     with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
         similarity_join([f"w{i:05d}" for i in range(10_000)], threshold=1)
     assert "chose 'lean'" in caplog.text
+
+
+def test_a_likely_loser_is_not_sampled_at_a_cost_beyond_the_share(monkeypatch, clock):
+    """After 32 rows of 10,000 the dear method's next sample (128 rows, 0.38 s)
+    would cost more than 3 % of the cheap one's 10 s: it is dropped there,
+    though its lead (3x) is under the 4x that drops any method."""
+    asked = _registered_plans(monkeypatch, clock, {"dear": 30.0, "cheap": 10.0})
+    strings = np.array([f"w{i:05d}" for i in range(10_000)], dtype=object)
+    choice = auto_module.choose_join_method(
+        "auto", strings, None, get_metric("levenshtein"), 0, None
+    )
+    assert choice.name == "cheap"
+    assert asked == {"dear": [1, 8, 32], "cheap": [1, 8, 32]}
+
+
+def test_a_settled_plan_is_not_sampled_again(monkeypatch, clock):
+    asked = _registered_plans(monkeypatch, clock, {"a": 12.0, "b": 10.0}, settling=("a",))
+    strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
+    choice = auto_module.choose_join_method(
+        "auto", strings, None, get_metric("levenshtein"), 0, None
+    )
+    assert choice.name == "b"
+    # b alone spends the sampling time: one round more than when both sample.
+    assert asked["a"] == [1, 8] and asked["b"] == [1, 8, 32, 128, 256, 512, 1024]
+
+
+def test_a_partition_sample_spreads_over_the_lengths():
+    """128 rows come from 8 lengths, one in each eighth of the rows sorted by
+    length, whatever the rows' order."""
+    rng = np.random.default_rng(0)
+    lengths = rng.permutation(np.repeat(np.arange(5, 37), 50))
+    strings = np.array(["".join(rng.choice(list("abcd"), n)) for n in lengths], dtype=object)
+    join = PartitionJoin(strings, None, get_metric("levenshtein"), 1, None)
+    sampled = np.unique(lengths[join._spread_rows(128)])
+    assert len(sampled) == 8
+    eighths = np.sort(lengths).reshape(8, -1)
+    assert all(low <= n <= high for n, low, high in zip(sampled, eighths[:, 0], eighths[:, -1]))
+    join.sample(np.arange(128))
+    assert join.sampled.sum() == 128
+    assert not np.isin(join._spread_rows(128), np.flatnonzero(join.sampled)).any()
 
 
 def test_a_method_that_declines_is_not_timed(monkeypatch, clock, caplog):

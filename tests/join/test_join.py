@@ -75,6 +75,27 @@ def test_join_equals_brute_force(sides, metric, threshold, self_join):
         np.testing.assert_allclose(distances, expected)
 
 
+@pytest.mark.parametrize("metric, threshold", [("levenshtein", 2), ("normalized_indel", 0.3)])
+@pytest.mark.parametrize("self_join", [True, False], ids=["self", "two-lists"])
+def test_brute_force_on_threads_finds_the_pairs_of_one_thread(
+    sides, metric, threshold, self_join, monkeypatch
+):
+    """Each thread takes a block of rows (many blocks here): the pairs and
+    their order are those of one thread."""
+    left, right = sides
+    right = None if self_join else right
+    monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 500)
+    monkeypatch.setattr(join_module, "BRUTE_BLOCK_ROWS", 3)
+    one, two = (
+        similarity_join(left, right, threshold=threshold, metric=metric, method="brute", n_jobs=n)
+        for n in (1, 2)
+    )
+    expected_rows, expected_columns, _ = brute_pairs(left, right, metric, threshold)
+    assert two[0].tolist() == expected_rows and two[1].tolist() == expected_columns
+    for a, b in zip(one, two):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_token_set_join_matches_reordered_and_partial_names():
     rng = np.random.default_rng(1)
     first, last = ["anna", "john", "jon", "maria"], ["smith", "smyth", "jones", "de la cruz"]
