@@ -491,7 +491,7 @@ RUNS = [
         "--metrics levenshtein,normalized_levenshtein,normalized_indel "
         "--processors none,sort_tokens --n-judged 200 --cell-timeout 300 "
         "--json '{results}/matrix_joins.json'",
-        minutes=25,
+        minutes=9,
         docs="benchmarks/matrix",
     ),
     Run(
