@@ -5,7 +5,7 @@ prefix bound (:mod:`._prefix_bound`)."""
 import numpy as np
 
 from ..distances import pairwise_distances_within
-from ._partition import in_threads
+from ..utils import iter_in_threads
 from ._prefix_bound import PrefixBound
 from ._verify import upper_pairs, verified
 
@@ -66,7 +66,7 @@ class BruteJoin:
         """Every block of pairs, a block of rows per thread: the work between
         two distance calls (bounds, pairs kept, verification) runs in the
         block's thread too, where one block on all threads would wait on it."""
-        for pairs in in_threads(self._row_block_pairs, self._row_blocks(), self.n_jobs):
+        for pairs in iter_in_threads(self._row_block_pairs, self._row_blocks(), self.n_jobs):
             yield from pairs
 
     def _row_blocks(self):

@@ -22,15 +22,12 @@ key's rows found by numba). Strings shorter than their number of segments
 cannot be cut; their pairs are left to the caller (``short`` in
 :func:`partition_candidates`)."""
 
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
-from joblib import effective_n_jobs
 from numba import njit
 
-from ..utils import CodeTable, sorted_unique, tagged_hashes
+from ..utils import CodeTable, iter_in_threads, sorted_unique, tagged_hashes
 from ._windows import DROPPED, probe_plans
 
 _BASE = np.uint64(0x100000001B3)  # odd: invertible modulo 2**64
@@ -266,9 +263,9 @@ class PartitionFilter:
         # A task holds one group of candidates when it is handed over; the
         # rest of its groups (a segment common to many rows) are expanded by
         # a pool of their own, as many at once as there are threads.
-        for first, matches, rest in in_threads(self._probed, self._tasks(rows), n_jobs):
+        for first, matches, rest in iter_in_threads(self._probed, self._tasks(rows), n_jobs):
             yield first
-            yield from in_threads(partial(self._expanded, matches), rest, n_jobs)
+            yield from iter_in_threads(partial(self._expanded, matches), rest, n_jobs)
 
     def windows(self, probe_length):
         """``[(indexed length, windows)]`` a probe of ``probe_length`` looks up."""
@@ -318,23 +315,6 @@ def partition_candidates(
         index_strings, probe_strings, bound, self_join, pair_filter, n_jobs
     )
     return candidates.short, candidates.blocks()
-
-
-def in_threads(function, tasks, n_jobs):
-    """``function(task)`` of each task in order, computed on ``n_jobs`` threads at
-    most that many ahead of the consumer (so that few results wait in memory)."""
-    n_threads = effective_n_jobs(n_jobs)
-    if n_threads == 1:
-        yield from map(function, tasks)
-        return
-    with ThreadPoolExecutor(n_threads) as pool:
-        pending = deque()
-        for task in tasks:
-            pending.append(pool.submit(function, task))
-            if len(pending) >= n_threads:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
 
 
 class _Matches:

@@ -7,6 +7,7 @@ is used as configured.
 
 import os
 import threading
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
 from joblib import Parallel, delayed, effective_n_jobs
@@ -61,6 +62,41 @@ def map_in_threads(function, items, n_jobs):
     if default_backend():
         return list(_thread_pool(n_threads).map(function, items))
     return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(function)(item) for item in items)
+
+
+def iter_in_threads(function, tasks, n_jobs):
+    """``function(task)`` of each task in order, computed on ``n_jobs`` threads
+    at most that many ahead of the consumer (so that few results wait in memory).
+
+    Unlike :func:`map_in_threads` it streams, and each call has a pool of its
+    own: a task may itself call it (the partition filter expands a task's
+    groups so), where tasks of one shared pool waiting on each other could
+    deadlock.
+
+    Parameters
+    ----------
+    function : callable
+    tasks : iterable
+    n_jobs : int or None
+        joblib semantics (``-1``: all cores).
+
+    Yields
+    ------
+    result
+        ``function(task)``, in the order of ``tasks``.
+    """
+    n_threads = effective_n_jobs(n_jobs)
+    if n_threads == 1:
+        yield from map(function, tasks)
+        return
+    with ThreadPoolExecutor(n_threads) as pool:
+        pending = deque()
+        for task in tasks:
+            pending.append(pool.submit(function, task))
+            if len(pending) >= n_threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def _thread_pool(n_threads):
