@@ -13,11 +13,21 @@ test (``cuda``), on the same data and seeds:
   C = 1 % of held-out reads against the fitted reads, so a faster fit is
   seen at the same recall;
 - ``GRUEmbedder.fit``, three phases of one epoch, and
-  ``TripletMinedEmbedder.fit`` on DTW random walks (MLP and 1-D conv).
+  ``TripletMinedEmbedder.fit`` on DTW random walks (MLP and 1-D conv);
+- the search users run: ``FilterRefineNeighbors`` with a ``CNNEDEmbedder`` on
+  each device, and with the defaults (q-gram filter, no network), fitted on
+  ``--search-reads`` reads and asked the top 10 of ``--search-queries`` other
+  reads: fit and query seconds, and the top-10 recall of the first
+  ``--recall-queries`` queries against brute force (rapidfuzz, every core).
+
+It also reports the encoding rate on its own (``sklearn_ed.io.
+character_codes``: strings to one code per character), the CPU work both
+transforms share.
 
 Without a CUDA device it prints that no GPU is present and exits 0.
 
 Run: python -m benchmarks.bench_gpu [--n-reads 200000] [--fit-reads 5000]
+     [--search-reads 100000]
 """
 
 import argparse
@@ -26,7 +36,13 @@ import warnings
 
 import numpy as np
 
-from benchmarks._common import format_table, print_footer, print_header, progress
+from benchmarks._common import (
+    format_table,
+    print_footer,
+    print_header,
+    progress,
+    returned_recall,
+)
 
 
 def _parser():
@@ -36,6 +52,11 @@ def _parser():
     parser.add_argument("--n-queries", type=int, default=200, help="held-out reads for recall")
     parser.add_argument("--n-series", type=int, default=2_000, help="DTW series of the triplet fit")
     parser.add_argument("--gru-reads", type=int, default=1_000, help="reads the GRU is fitted on")
+    parser.add_argument("--search-reads", type=int, default=100_000, help="base of the search")
+    parser.add_argument("--search-queries", type=int, default=1_000, help="queries of the search")
+    parser.add_argument(
+        "--recall-queries", type=int, default=50, help="search queries checked by brute force"
+    )
     parser.add_argument("--n-jobs", type=int, default=-1)
     # A smoke test on a machine without a GPU measures "cpu" against "cpu".
     parser.add_argument("--device", default="cuda", help=argparse.SUPPRESS)
@@ -58,6 +79,58 @@ def _inference(args, device, reads, fitted):
     _, seconds = _timed(lambda: embedder.transform(reads))
     peak = torch.cuda.max_memory_allocated() / 2**20 if device.startswith("cuda") else None
     return len(reads) / seconds, peak
+
+
+def _encoding_rate(reads):
+    from sklearn_ed.io import character_codes
+
+    character_codes(reads[:2_000])
+    _, seconds = _timed(lambda: character_codes(reads))
+    return len(reads) / seconds
+
+
+def _searches(args, reads):
+    """Fit and query seconds and top-10 recall of the search on each device and the defaults."""
+    from sklearn_ed import CNNEDEmbedder, FilterRefineNeighbors
+    from sklearn_ed.distances import pairwise_distances
+
+    base, queries = reads[: args.search_reads], reads[-args.search_queries :]
+    progress(f"brute force: {args.recall_queries} queries x {len(base)} reads")
+    exact = pairwise_distances(queries[: args.recall_queries], base, n_jobs=args.n_jobs)
+    embedders = {
+        "cpu": lambda: CNNEDEmbedder(device="cpu", n_jobs=args.n_jobs, random_state=0),
+        "gpu": lambda: CNNEDEmbedder(device=args.device, n_jobs=args.n_jobs, random_state=0),
+        "defaults": lambda: "auto",
+    }
+    results = {}
+    for side, embedder in embedders.items():
+        progress(f"search with {side}")
+        search = FilterRefineNeighbors(
+            embedder(), n_neighbors=10, n_jobs=args.n_jobs, random_state=0
+        )
+        _, fit_seconds = _timed(lambda: search.fit(base))
+        (distances, _), query_seconds = _timed(lambda: search.kneighbors(queries))
+        recall = returned_recall(distances[: args.recall_queries], exact, 10)
+        results[side] = (fit_seconds, query_seconds, recall)
+        progress(f"{side}: fit {fit_seconds:.1f} s, queries {query_seconds:.2f} s, {recall=:.3f}")
+    return results
+
+
+def _search_rows(args, searches):
+    rows = []
+    for side, label in (("gpu", args.device), ("cpu", "cpu"), ("defaults", "defaults")):
+        fit_seconds, query_seconds, recall = searches[side]
+        rows.append([label, f"{fit_seconds:.1f}", f"{query_seconds:.2f}", f"{recall:.3f}"])
+    return format_table(
+        ["embedder", "fit s", "queries s", "top-10 recall"],
+        rows,
+        align="lrrr",
+        title=(
+            f"FilterRefineNeighbors(n_neighbors=10): {args.search_reads:,} reads, "
+            f"{args.search_queries:,} queries, recall on {args.recall_queries} "
+            "(CNNEDEmbedder on each device, and the defaults)"
+        ),
+    )
 
 
 def _cnned_fit(args, device, train, queries, exact):
@@ -92,6 +165,8 @@ def _other_fits(args, device, reads):
 
 def main(argv=None):
     args = _parser().parse_args(argv)
+    if args.search_reads + args.search_queries > args.n_reads:
+        raise SystemExit("--search-reads plus --search-queries must not exceed --n-reads")
     start_time = time.perf_counter()
     import torch
 
@@ -129,6 +204,7 @@ def main(argv=None):
         for side, device in sides.items():
             progress(f"GRU and triplet fits on {device}")
             other[side] = _other_fits(args, device, reads)
+        encoding = _encoding_rate(reads)
     gpu, cpu = "gpu", "cpu"
     rows.append(
         [
@@ -182,6 +258,11 @@ def main(argv=None):
     )
     if speed[gpu][1] is not None:
         print(f"peak GPU memory of the transform: {speed[gpu][1]:.0f} MiB")
+    print(f"encoding alone (character_codes): {encoding:,.0f} strings/s")
+    print()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        print(_search_rows(args, _searches(args, reads)))
     print()
     print_footer(start_time)
     return 0
