@@ -1,12 +1,20 @@
 """The partition filter's candidates hold every pair within the bound."""
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from sklearn_ed.join._partition import even_segments, partition_candidates
+from sklearn_ed.join._partition import (
+    SegmentIndex,
+    _Hashes,
+    even_segments,
+    partition_candidates,
+)
 from sklearn_ed.join._windows import DROPPED, probe_plans, segment_shifts
+from sklearn_ed.utils import tagged_hashes
 
 # Letters drawn from a large alphabet: segments seldom match by chance, so a
 # window too narrow for some shift loses its pairs instead of hiding behind
@@ -118,3 +126,40 @@ def test_windows_of_all_lengths_at_once_are_those_of_each_segment():
         for (length, starts, sizes), tau in zip(cuts, taus):
             expected = _windows_one_at_a_time(probe_length, length, tau, starts, sizes)
             assert np.array_equal(got.get(length, np.empty((0, 3), np.int64)), expected)
+
+
+def test_the_index_keeps_all_but_the_most_common_segments_of_each_string():
+    """Each string's segments less its ``DROPPED`` most common (ties: the
+    later ones), grouped by segment with the rows ascending: a plain oracle."""
+    rng = np.random.default_rng(5)
+    # Few letters and repeated prefixes: segments are shared, often equally.
+    strings = ["".join(rng.choice(list("abc"), int(rng.integers(8, 14)))) for _ in range(300)]
+    strings += [strings[i][:4] + "cab"[: i % 3 + 1] + strings[i][4:] for i in range(100)]
+    counts = {length: 2 for length in range(8, 20)}
+    index = SegmentIndex(strings, counts)
+
+    segments = {}  # row -> [(length, segment number, text)]
+    for row, string in enumerate(strings):
+        starts, sizes = even_segments(len(string), counts[len(string)] + DROPPED)
+        segments[row] = [
+            (len(string), number, string[start : start + size])
+            for number, (start, size) in enumerate(zip(starts, sizes))
+        ]
+    frequency = Counter(segment for row in segments.values() for segment in row)
+    expected = {}
+    for row, row_segments in segments.items():
+        order = sorted(range(len(row_segments)), key=lambda j: frequency[row_segments[j]])
+        for j in order[: len(order) - DROPPED]:  # sorted() is stable: later ties last
+            expected.setdefault(row_segments[j], []).append(row)
+
+    n_rows = len(strings)
+    entries = index.entries
+    assert np.all(np.diff(entries) > 0)  # by key, then row, each pair once
+    grouped = {}
+    for key, rows in expected.items():
+        length, number, text = key
+        hashed = _Hashes([text]).of(np.array([0]), np.array([0]), np.array([len(text)]))
+        probe_key = tagged_hashes(hashed, length, number)
+        low, found = index.match_ranges(probe_key)
+        grouped[key] = (entries[low[0] : low[0] + found[0]] % n_rows).tolist()
+    assert grouped == expected
