@@ -54,11 +54,11 @@ class _Hashes:
         codes = np.frombuffer(text, dtype=np.uint32).astype(np.uint64) + np.uint64(1)
         n = len(codes)
         with np.errstate(over="ignore"):
-            self.powers = np.cumprod(np.full(n + 1, _BASE, dtype=np.uint64))
-            self.powers = np.concatenate([[np.uint64(1)], self.powers[:-1]])
+            powers = np.cumprod(np.full(n + 1, _BASE, dtype=np.uint64))
+            powers = np.concatenate([[np.uint64(1)], powers[:-1]])
             self.inverse = np.cumprod(np.full(n + 1, _BASE_INVERSE, dtype=np.uint64))
             self.inverse = np.concatenate([[np.uint64(1)], self.inverse[:-1]])
-            self.prefix = np.concatenate([[np.uint64(0)], np.cumsum(codes * self.powers[:n])])
+            self.prefix = np.concatenate([[np.uint64(0)], np.cumsum(codes * powers[:n])])
 
     def of(self, rows, starts, lengths):
         """Hash of ``strings[rows][starts : starts + lengths]`` (arrays broadcast)."""
@@ -105,13 +105,18 @@ class SegmentIndex:
     of an index of 10,000 person records).
     """
 
-    def __init__(self, strings, counts, block=STRING_BLOCK):
+    def __init__(self, strings, counts, block=None):
+        block = STRING_BLOCK if block is None else block
         self.plans = {
             length: even_segments(length, n_segments + DROPPED)
             for length, n_segments in counts.items()
             if length >= n_segments + DROPPED
         }
         self.n_rows = len(strings)
+        # The hashes of every string when one block held them all: a self-join's
+        # probes reuse them (hashing each task's rows again cost a fifth of a
+        # join of 10,000 names).
+        self.hashes = None
         keys, first, widths = self._segment_keys(strings, block)
         self._numbers = CodeTable(1 << max(16, int(2 * len(keys)).bit_length()))
         self._numbers.add(keys)
@@ -128,6 +133,8 @@ class SegmentIndex:
         keys, n_keys = [], 0
         for begin in range(0, self.n_rows, block):
             hashes = _Hashes(strings[begin : begin + block])
+            if self.n_rows <= block:
+                self.hashes = hashes
             for length, (starts, sizes) in self.plans.items():
                 members = np.flatnonzero(hashes.lengths == length)
                 if members.size:
@@ -318,7 +325,12 @@ class PartitionFilter:
 
     def _probed(self, task):
         part, windows = task
-        matches = _Matches(self.index, self.probe_strings, part, windows, self.self_join)
+        if self.self_join and self.index.hashes is not None:
+            hashes, hashed_rows = self.index.hashes, part
+        else:
+            hashes = _Hashes([self.probe_strings[i] for i in part])
+            hashed_rows = np.arange(len(part))
+        matches = _Matches(self.index, hashes, hashed_rows, part, windows, self.self_join)
         groups = _row_groups(matches.per_row(), MATCH_BLOCK)
         return self._expanded(matches, groups[0]), matches, groups[1:]
 
@@ -336,14 +348,14 @@ def partition_candidates(
 
 
 class _Matches:
-    """The indexed rows matched by the window substrings of the probe rows ``part``."""
+    """The indexed rows matched by the window substrings of the probe rows
+    ``part``, whose hashes are ``hashes``' rows ``hashed_rows``."""
 
-    def __init__(self, index, probe_strings, part, plans, self_join):
-        hashes = _Hashes([probe_strings[i] for i in part])
-        local = np.arange(len(part))[:, None]
+    def __init__(self, index, hashes, hashed_rows, part, plans, self_join):
+        hashed_rows = hashed_rows[:, None]
         keys, key_rows = [], []
         for index_length, plan in plans:
-            substring = hashes.of(local, plan[:, 1][None, :], plan[:, 2][None, :])
+            substring = hashes.of(hashed_rows, plan[:, 1][None, :], plan[:, 2][None, :])
             plan_keys = tagged_hashes(substring, index_length, plan[:, 0][None, :])
             keys.append(plan_keys.ravel())
             key_rows.append(np.repeat(np.arange(len(part)), len(plan)))
