@@ -497,6 +497,13 @@ RUNS = [
         docs="benchmarks/matrix",
     ),
     Run(
+        "join_auto",
+        "bench_join_auto",
+        "--json '{results}/join_auto.json'",
+        minutes=12,
+        docs="benchmarks/matrix",
+    ),
+    Run(
         "matrix_knn_records",
         "bench_matrix",
         "--part knn --bases records:5000,50000 "
