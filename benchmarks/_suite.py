@@ -500,7 +500,7 @@ RUNS = [
         "join_auto",
         "bench_join_auto",
         "--json '{results}/join_auto.json'",
-        minutes=12,
+        minutes=5,
         docs="benchmarks/matrix",
     ),
     Run(
