@@ -113,10 +113,6 @@ class SegmentIndex:
             if length >= n_segments + DROPPED
         }
         self.n_rows = len(strings)
-        # The hashes of every string when one block held them all: a self-join's
-        # probes reuse them (hashing each task's rows again cost a fifth of a
-        # join of 10,000 names).
-        self.hashes = None
         keys, first, widths = self._segment_keys(strings, block)
         self._numbers = CodeTable(1 << max(16, int(2 * len(keys)).bit_length()))
         self._numbers.add(keys)
@@ -133,8 +129,6 @@ class SegmentIndex:
         keys, n_keys = [], 0
         for begin in range(0, self.n_rows, block):
             hashes = _Hashes(strings[begin : begin + block])
-            if self.n_rows <= block:
-                self.hashes = hashes
             for length, (starts, sizes) in self.plans.items():
                 members = np.flatnonzero(hashes.lengths == length)
                 if members.size:
@@ -155,20 +149,31 @@ class SegmentIndex:
         below = np.full(len(keys), -1, dtype=np.int64) if below is None else below
         return _ranges(self.entries, self._starts, self._numbers.columns(keys), self.n_rows, below)
 
-    def pair_codes(self, low, counts, probe_rows):
-        """``probe row * n_rows + indexed row`` of every entry of the ranges, the
-        range ``i`` matched by ``probe_rows[i]`` (one pass, no temporaries)."""
-        return _pair_codes(self.entries, low, counts, probe_rows, self.n_rows)
+    def pair_codes(self, low, counts, key_rows, part, rows):
+        """``probe row * n_rows + indexed row`` of every entry of the ranges
+        whose key belongs to a probe row in the range ``rows`` (key ``i``:
+        probe row ``part[key_rows[i]]``), in one pass with no temporaries: a
+        task of person records under normalized Indel looks up ten million
+        keys, and selecting a group's first took longer than expanding it."""
+        return _pair_codes(
+            self.entries, low, counts, key_rows, part, rows.start, rows.stop, self.n_rows
+        )
 
 
 @njit(cache=True, nogil=True)
-def _pair_codes(entries, low, counts, probe_rows, n_rows):
-    codes = np.empty(counts.sum(), dtype=np.int64)
+def _pair_codes(entries, low, counts, key_rows, part, first_row, stop_row, n_rows):
+    total = 0
+    for i in range(len(low)):
+        if first_row <= key_rows[i] < stop_row:
+            total += counts[i]
+    codes = np.empty(total, dtype=np.int64)
     filled = 0
     for i in range(len(low)):
-        for position in range(low[i], low[i] + counts[i]):
-            codes[filled] = probe_rows[i] * n_rows + entries[position] % n_rows
-            filled += 1
+        if first_row <= key_rows[i] < stop_row:
+            probe = part[key_rows[i]] * n_rows
+            for position in range(low[i], low[i] + counts[i]):
+                codes[filled] = probe + entries[position] % n_rows
+                filled += 1
     return codes
 
 
@@ -325,12 +330,7 @@ class PartitionFilter:
 
     def _probed(self, task):
         part, windows = task
-        if self.self_join and self.index.hashes is not None:
-            hashes, hashed_rows = self.index.hashes, part
-        else:
-            hashes = _Hashes([self.probe_strings[i] for i in part])
-            hashed_rows = np.arange(len(part))
-        matches = _Matches(self.index, hashes, hashed_rows, part, windows, self.self_join)
+        matches = _Matches(self.index, self.probe_strings, part, windows, self.self_join)
         groups = _row_groups(matches.per_row(), MATCH_BLOCK)
         return self._expanded(matches, groups[0]), matches, groups[1:]
 
@@ -348,14 +348,14 @@ def partition_candidates(
 
 
 class _Matches:
-    """The indexed rows matched by the window substrings of the probe rows
-    ``part``, whose hashes are ``hashes``' rows ``hashed_rows``."""
+    """The indexed rows matched by the window substrings of the probe rows ``part``."""
 
-    def __init__(self, index, hashes, hashed_rows, part, plans, self_join):
-        hashed_rows = hashed_rows[:, None]
+    def __init__(self, index, probe_strings, part, plans, self_join):
+        hashes = _Hashes([probe_strings[i] for i in part])
+        local = np.arange(len(part))[:, None]
         keys, key_rows = [], []
         for index_length, plan in plans:
-            substring = hashes.of(hashed_rows, plan[:, 1][None, :], plan[:, 2][None, :])
+            substring = hashes.of(local, plan[:, 1][None, :], plan[:, 2][None, :])
             plan_keys = tagged_hashes(substring, index_length, plan[:, 0][None, :])
             keys.append(plan_keys.ravel())
             key_rows.append(np.repeat(np.arange(len(part)), len(plan)))
@@ -366,18 +366,25 @@ class _Matches:
 
     def per_row(self):
         """Raw matches of each probe row."""
-        return np.bincount(self.key_rows, weights=self.counts, minlength=len(self.part))
+        return _summed(self.key_rows, self.counts, len(self.part))
 
     def pairs(self, rows):
         """``(probe_rows, index_rows)`` of the probe rows in the range ``rows``,
         each pair once: the raw matches are expanded only for these rows, so
         groups of rows whose matches fit MATCH_BLOCK bound what a common
         segment can take."""
-        chosen = np.flatnonzero((self.key_rows >= rows.start) & (self.key_rows < rows.stop))
-        probe_rows = self.part[self.key_rows[chosen]]
-        codes = self.index.pair_codes(self.low[chosen], self.counts[chosen], probe_rows)
+        codes = self.index.pair_codes(self.low, self.counts, self.key_rows, self.part, rows)
         pairs = sorted_unique(codes)
         return pairs // self.index.n_rows, pairs % self.index.n_rows
+
+
+@njit(cache=True, nogil=True)
+def _summed(rows, values, n_rows):
+    """``values`` summed by row (``np.bincount`` with weights, in integers)."""
+    sums = np.zeros(n_rows, dtype=np.int64)
+    for i in range(len(rows)):
+        sums[rows[i]] += values[i]
+    return sums
 
 
 def _row_groups(per_row, budget):

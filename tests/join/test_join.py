@@ -180,9 +180,9 @@ def test_a_common_segment_is_expanded_in_bounded_groups(monkeypatch):
     expanded = []
     pair_codes = _partition.SegmentIndex.pair_codes
 
-    def recording(self, low, counts, probe_rows):
-        expanded.append(int(counts.sum()))
-        return pair_codes(self, low, counts, probe_rows)
+    def recording(self, low, counts, key_rows, part, rows):
+        expanded.append(int(counts[(key_rows >= rows.start) & (key_rows < rows.stop)].sum()))
+        return pair_codes(self, low, counts, key_rows, part, rows)
 
     monkeypatch.setattr(_partition.SegmentIndex, "pair_codes", recording)
     monkeypatch.setattr(_partition, "MATCH_BLOCK", 400)
@@ -429,9 +429,9 @@ def test_a_task_of_many_groups_hands_over_one_at_a_time(monkeypatch):
     expanded = []
     pair_codes = _partition.SegmentIndex.pair_codes
 
-    def recording(self, low, counts, probe_rows):
-        expanded.append(int(counts.sum()))
-        return pair_codes(self, low, counts, probe_rows)
+    def recording(self, low, counts, key_rows, part, rows):
+        expanded.append(int(counts[(key_rows >= rows.start) & (key_rows < rows.stop)].sum()))
+        return pair_codes(self, low, counts, key_rows, part, rows)
 
     monkeypatch.setattr(_partition.SegmentIndex, "pair_codes", recording)
     monkeypatch.setattr(_partition, "MATCH_BLOCK", 400)
