@@ -38,7 +38,7 @@ from ._strings import (
     saved_characters,
     to_code_points,
 )
-from ._threads import default_backend, iter_in_threads, map_in_threads
+from ._threads import default_backend, iter_in_threads, map_in_threads, pair_call_workers
 from ._validation import (
     check_distance_matrices,
     check_numeric_objects,

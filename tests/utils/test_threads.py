@@ -1,0 +1,33 @@
+"""Thread helpers: a call to rapidfuzz gets its threads only where they pay."""
+
+import numpy as np
+from rapidfuzz import process
+
+from sklearn_ed.distances import get_metric
+from sklearn_ed.join._verify import verified
+from sklearn_ed.utils import pair_call_workers
+from sklearn_ed.utils._threads import PARALLEL_PAIRS
+
+
+def test_a_call_of_few_pairs_runs_on_one_worker():
+    assert pair_call_workers(PARALLEL_PAIRS - 1, 2) == 1
+    assert pair_call_workers(PARALLEL_PAIRS, 2) == 2
+    assert pair_call_workers(PARALLEL_PAIRS, -1) == -1
+
+
+def test_verification_asks_rapidfuzz_for_threads_only_for_large_batches(monkeypatch):
+    seen = []
+    cpdist = process.cpdist
+
+    def recording(*args, workers=1, **kwargs):
+        seen.append(workers)
+        return cpdist(*args, workers=workers, **kwargs)
+
+    monkeypatch.setattr(process, "cpdist", recording)
+    strings = np.array(["kitten", "sitting", "mitten", "kitchen"], dtype=object)
+    rows, columns = np.array([0, 0, 1]), np.array([1, 2, 3])
+    left, right, distances = verified(
+        get_metric("levenshtein"), strings, strings, rows, columns, 2, n_jobs=2
+    )
+    assert seen == [1]
+    assert (left.tolist(), right.tolist(), distances.tolist()) == ([0], [2], [1])
