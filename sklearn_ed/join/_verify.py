@@ -3,12 +3,9 @@ each pair of a self-join once."""
 
 import numpy as np
 
-from ..utils import pair_call_workers
-
 
 def verified(spec, left, right, left_rows, right_rows, threshold, n_jobs):
     workers = 1 if n_jobs is None else -1 if n_jobs < 0 else n_jobs
-    workers = pair_call_workers(len(left_rows), workers)
     distances = np.asarray(
         spec.paired(left[left_rows], right[right_rows], score_cutoff=threshold, workers=workers)
     )

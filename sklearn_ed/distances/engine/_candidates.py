@@ -12,7 +12,7 @@ from functools import partial
 import numpy as np
 from joblib import effective_n_jobs
 
-from ...utils import check_items, default_backend, pair_call_workers, take_items
+from ...utils import check_items, default_backend, take_items
 from .._registry import get_metric
 from ._dispatch import map_chunks, query_chunks
 from ._pairwise import _LARGEST_CUTOFF, integer_cutoff
@@ -74,7 +74,7 @@ def candidate_distances(
     if spec.paired is not None and candidates.shape[1] <= _PAIRED_WIDTH and default_backend():
         # One batched call over all pairs, its threads inside the metric: no
         # per-chunk task dispatch, which costs more than short strings do.
-        workers = pair_call_workers(candidates.size, effective_n_jobs(n_jobs))
+        workers = effective_n_jobs(n_jobs)
         return _paired_block(spec, X, Y, candidates, cutoffs, partial(spec.paired, workers=workers))
 
     chunks = query_chunks(len(X), n_jobs)

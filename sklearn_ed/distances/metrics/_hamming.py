@@ -4,6 +4,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Hamming
 
+from ...utils import pair_call_workers
 from .._registry import Metric
 
 
@@ -28,7 +29,7 @@ def hamming_paired(X, Y, score_cutoff=None, workers=1):
         scorer=Hamming.distance,
         score_cutoff=score_cutoff,
         dtype=np.int32,
-        workers=workers,
+        workers=pair_call_workers(len(X), workers),
         scorer_kwargs={"pad": True},
     )
 

@@ -4,6 +4,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from ...utils import pair_call_workers
 from .._registry import Metric
 from ..bounds._deletions import deletion_index
 from ..bounds._halves import halves_index
@@ -31,7 +32,7 @@ def levenshtein_paired(X, Y, score_cutoff=None, workers=1):
         scorer=Levenshtein.distance,
         score_cutoff=score_cutoff,
         dtype=np.int32,
-        workers=workers,
+        workers=pair_call_workers(len(X), workers),
     )
 
 

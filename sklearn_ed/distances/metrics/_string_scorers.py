@@ -20,6 +20,7 @@ from functools import partial
 import numpy as np
 from rapidfuzz import process
 
+from ...utils import pair_call_workers
 from .._registry import Metric
 
 UNITS = ("edits", "share", "percent")
@@ -35,6 +36,7 @@ def scorer_pairwise(X, Y, score_cutoff=None, *, scorer, unit):
 
 def scorer_paired(X, Y, score_cutoff=None, workers=1, *, scorer, unit):
     """Distance of ``X[i]`` to ``Y[i]`` for every i, by a rapidfuzz scorer."""
+    workers = pair_call_workers(len(X), workers)
     return _scored(process.cpdist, X, Y, score_cutoff, scorer, unit, workers=workers)
 
 
