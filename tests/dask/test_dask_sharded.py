@@ -17,7 +17,7 @@ from sklearn_ed.datasets import load_spell_benchmark, make_genome_reads
 distributed = pytest.importorskip("distributed")
 dask_bag = pytest.importorskip("dask.bag")
 
-from test_dask import LOOPBACK, kill_process_soon, loopback_bytes, two_workers  # noqa: E402
+from test_dask import kill_process_soon, received_bytes, two_workers  # noqa: E402
 
 from sklearn_ed.dask import (  # noqa: E402
     ShardedFilterRefineClassifier,
@@ -101,16 +101,15 @@ def reads():
     return list(strings[:600]), list(strings[600:])
 
 
-@pytest.mark.skipif(not LOOPBACK.exists(), reason="needs Linux /proc/net/dev")
 def test_a_query_batch_moves_within_three_times_its_size(client, reads):
     base, queries = reads
     sharded = ShardedFilterRefineNeighbors(
         n_neighbors=5, n_candidates=30, check_recall=False, client=client
     ).fit(base)
     sharded.kneighbors(queries[:5])
-    before = loopback_bytes()
+    before = received_bytes(client, here=True)
     sharded.kneighbors(queries)
-    moved = loopback_bytes() - before
+    moved = received_bytes(client, here=True) - before
     query_bytes = sum(len(read) for read in queries)
     # The batch goes once to each of the 2 workers; answers are small.
     assert moved < 3 * query_bytes, (moved, query_bytes)
