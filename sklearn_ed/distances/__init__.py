@@ -23,6 +23,7 @@ from ._registry import Metric, available_metrics, declare_metric_input, get_metr
 # The developer interface of sibling subpackages (not in __all__).
 from .bounds._deletions import DeletionIndex, deletion_index, deletion_index_bytes
 from .bounds._dtw_bounds import DTWBound
+from .bounds._jaro_bound import JaroBagBound
 from .bounds._radii import edit_radius, normalized_radius
 from .bounds._string_bounds import (
     HalvedLevenshteinBound,
@@ -72,6 +73,7 @@ for _metric in (
 __all__ = [
     "DTWBound",
     "HalvedLevenshteinBound",
+    "JaroBagBound",
     "LengthRatioBound",
     "LevenshteinBound",
     "NormalizedBound",

@@ -1,7 +1,9 @@
 """Brute force chosen by ``embedder="auto"``: the estimators' side of it.
 
-The fit times the exact metric on the base (:func:`~sklearn_ed.search.brute_force_seconds`);
-where a query of the whole base costs less than the filter could pay back
+The fit times the exact metric on the base (:func:`~sklearn_ed.search.brute_force_seconds`;
+a metric whose bound prunes brute force, on a few queries of it:
+:func:`~sklearn_ed.search.pruned_brute_seconds`); where a query of the
+whole base costs less than the filter could pay back
 (:func:`~sklearn_ed.search.brute_force_limit`), the search is a
 :class:`~sklearn_ed.search.BruteSearch`: no embedder, no index, no recall
 check, exact answers. A filter gives way to one too where its recall check
@@ -14,6 +16,7 @@ from ..search import (
     BruteSearch,
     brute_force_limit,
     brute_force_seconds,
+    pruned_brute_seconds,
     time_queries,
 )
 from ..utils import log_progress
@@ -33,8 +36,13 @@ class BruteForceMixin:
         if not self._auto_embedder():
             return False
         seconds = brute_force_seconds(self._metric_spec, X, self.n_jobs, self._seed)
-        self._brute_query_estimate = seconds
         limit = brute_force_limit(self._search_policy(X))
+        if seconds > limit and self._metric_spec.prunes_brute_force:
+            pruned = pruned_brute_seconds(
+                self._metric_spec, X, self.n_neighbors, self.n_jobs, self._seed
+            )
+            seconds = min(seconds, pruned)
+        self._brute_query_estimate = seconds
         if seconds > limit:
             return False
         log_progress(

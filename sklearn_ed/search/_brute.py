@@ -8,7 +8,10 @@ filter's fit (:func:`brute_force_seconds`, timed on the base at fit,
 against :func:`brute_force_limit`).
 :class:`BruteSearch` answers the same contract as
 :class:`~sklearn_ed.search.FittedSearch` (k-nearest, ties, radius, append,
-save), exactly: its answers are brute force's, ties by index.
+save), exactly: its answers are brute force's, ties by index. Under a
+metric whose lower bound costs a small share of a distance (Jaro and
+Jaro-Winkler: character counts), its k-nearest queries bound every item
+first and compare only those the bound cannot rule out (``_pruned_brute``).
 """
 
 import math
@@ -28,6 +31,7 @@ from ..distances import (
 from ..utils import apply_processor, check_items, saved_class, take_items
 from ._batching import appended_items
 from ._policy import SearchPolicy
+from ._pruned_brute import PruningBound
 
 # The values of the estimators' ``search_method_``.
 FILTER_REFINE, BRUTE_FORCE = "filter_refine", "brute_force"
@@ -164,6 +168,7 @@ class BruteSearch:
             The search, with ``n_items`` increased by ``n_samples``.
         """
         self._buffer, self.items = appended_items(getattr(self, "_buffer", None), self.items, items)
+        self._bound = None
         if progress is not None:
             progress.update(len(items))
         return self
@@ -204,12 +209,13 @@ class BruteSearch:
             ``(distances, indices)``, each of shape (n_queries,
             n_neighbors): exact distances ascending, ties by index.
         n_verified : ndarray of int64 of shape (n_queries,)
-            Per query, the items compared (the whole base but its excluded item).
+            Per query, the items compared: the whole base but its excluded
+            item, or fewer where the metric's bound pruned them
+            (:attr:`~sklearn_ed.distances.Metric.prunes_brute_force`).
         """
-        distances, indices, _ = self._top_k_and_ties(queries, n_neighbors, exclude, ties=False)
-        n_verified = np.full(len(queries), self.n_items, dtype=np.int64)
-        if exclude is not None:
-            n_verified -= exclude >= 0
+        distances, indices, _, n_verified = self._top_k_and_ties(
+            queries, n_neighbors, exclude, ties=False
+        )
         return (distances, indices), n_verified
 
     def neighbors_and_ties(self, queries, n_neighbors, n_candidates=None, exclude=None):
@@ -236,12 +242,12 @@ class BruteSearch:
         tied : list of ndarray of int64
             Per query, every item at exactly its k-th distance.
         """
-        return self._top_k_and_ties(queries, n_neighbors, exclude, ties=True)
+        return self._top_k_and_ties(queries, n_neighbors, exclude, ties=True)[:3]
 
     def _top_k_and_ties(self, queries, n_neighbors, exclude, ties):
         exclude = np.full(len(queries), -1) if exclude is None else exclude
         found = map_chunks(
-            partial(_block_top_k, self.metric, n_neighbors, ties),
+            partial(_block_top_k, self.metric, self._pruning_bound(), n_neighbors, ties),
             queries,
             self.items,
             [exclude],
@@ -249,12 +255,14 @@ class BruteSearch:
             self.n_jobs,
         )
         if not found:
-            return np.empty((0, n_neighbors)), np.empty((0, n_neighbors), np.int64), []
-        distances, indices, tied = zip(*found)
+            empty = np.empty((0, n_neighbors))
+            return empty, empty.astype(np.int64), [], np.empty(0, np.int64)
+        distances, indices, tied, verified = zip(*found)
         return (
             np.concatenate(distances),
             np.concatenate(indices),
             [t for part in tied for t in part],
+            np.concatenate(verified),
         )
 
     def tied_items(self, queries, kth, n_candidates=None, exclude=None):
@@ -348,6 +356,15 @@ class BruteSearch:
         """
         return self
 
+    def _pruning_bound(self):
+        """The metric's lower bound over the items, where it prunes brute force
+        (:attr:`~sklearn_ed.distances.Metric.prunes_brute_force`); else None."""
+        if not self.metric.prunes_brute_force or not self.n_items:
+            return None
+        if getattr(self, "_bound", None) is None:
+            self._bound = PruningBound(self.metric.lower_bound(self.items))
+        return self._bound
+
     def _chunks(self, n_queries):
         """Rows of the queries compared at once: one chunk per thread or more,
         each holding at most ``_BLOCK_ENTRIES`` distances."""
@@ -362,6 +379,7 @@ class BruteSearch:
         # Declared state: the policy is always exact search.
         state = dict(vars(self))
         state.pop("_buffer", None)
+        state.pop("_bound", None)  # rebuilt from the items
         state.pop("policy")
         return state
 
@@ -370,18 +388,24 @@ class BruteSearch:
         self.policy = SearchPolicy(exact=True)
 
 
-def _block_top_k(metric, k, ties, queries, items, exclude):
+def _block_top_k(metric, bound, k, ties, queries, items, exclude):
     """The top-``k`` of a chunk of queries among ``items`` (``exclude[i]`` left
-    out), ties by index, and (``ties``) per query every item at its k-th
-    distance."""
+    out), ties by index, (``ties``) per query every item at its k-th
+    distance, and the items compared per query; with a ``bound``
+    (:class:`PruningBound`), only the pairs it cannot rule out are compared,
+    where that pays."""
+    found = None if bound is None else bound.top_k(metric, k, ties, queries, items, exclude)
+    if found is not None:
+        return found
     block = np.asarray(pairwise_block(metric, queries, items, None), dtype=np.float64)
     excluded = np.flatnonzero(exclude >= 0)
     block[excluded, exclude[excluded]] = np.inf
+    verified = np.full(len(queries), len(items), dtype=np.int64) - (exclude >= 0)
     distances, indices = _top_k(block, k)
     if not ties:
-        return distances, indices, []
+        return distances, indices, [], verified
     tied = [np.flatnonzero(row == kth) for row, kth in zip(block, distances[:, -1])]
-    return distances, indices, tied
+    return distances, indices, tied, verified
 
 
 def _top_k(block, k):

@@ -103,6 +103,45 @@ def time_queries(search, n_neighbors, n_candidates, brute_estimate, random_state
     return QueryTiming(filter_seconds, seconds(brute, timed), brute_timed=True)
 
 
+def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None):
+    """Seconds of one k-nearest query of :class:`BruteSearch` over ``items``,
+    timed on pseudo-queries (:func:`pseudo_queries`).
+
+    For a metric whose bound prunes brute force
+    (:attr:`~sklearn_ed.distances.Metric.prunes_brute_force`), a query costs
+    less than comparing every item (``brute_force_seconds``), by how much
+    depends on ``n_neighbors`` and the data: on 50,000 person records under
+    Jaro-Winkler, 5 to 8 times less for the nearest neighbor, nothing for
+    the tenth.
+
+    Parameters
+    ----------
+    metric : Metric
+        The exact distance.
+    items : ndarray of shape (n_samples,)
+        The base, validated and processed.
+    n_neighbors : int
+        Neighbors per query.
+    n_jobs : int or None
+        Threads of the search.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the pseudo-queries.
+
+    Returns
+    -------
+    seconds : float
+        The mean over :data:`TIMED_QUERIES` pseudo-queries.
+    """
+    rng = check_random_state(random_state)
+    queries, _ = pseudo_queries(items, _UNTIMED_QUERIES + TIMED_QUERIES, rng, strings=True)
+    n_neighbors = max(1, min(n_neighbors, len(items)))
+    brute = BruteSearch(metric, n_jobs=n_jobs).build(items)
+    brute.kneighbors(queries[:_UNTIMED_QUERIES], n_neighbors)
+    start = time.perf_counter()
+    brute.kneighbors(queries[_UNTIMED_QUERIES:], n_neighbors)
+    return (time.perf_counter() - start) / TIMED_QUERIES
+
+
 def pseudo_queries(items, n_queries, rng, *, strings):
     """Queries like users', made of the base: strings with one random edit.
 

@@ -1,16 +1,16 @@
 """Jaro and Jaro-Winkler distances: one minus rapidfuzz's similarities, in [0, 1].
 
-Neither is a metric. Both are bounded by the length ratio alone
-(:class:`LengthRatioBound`, where the proof is): weak for words of similar
-lengths, but lossless. No Levenshtein radius: they are joined by
-``"brute"``.
+Neither is a metric. Both are bounded by the characters two strings share
+(:class:`JaroBagBound`, where the proof is): lossless, and strong at the
+nearest neighbour's distance, weak at the tenth's on person records. No
+Levenshtein radius: they are joined by ``"brute"``.
 """
 
 from functools import partial
 
 from rapidfuzz.distance import Jaro, JaroWinkler
 
-from ..bounds._string_bounds import LengthRatioBound
+from ..bounds._jaro_bound import JaroBagBound
 from ._string_scorers import scorer_metric
 
 
@@ -62,7 +62,8 @@ JARO = scorer_metric(
     "share",
     oracle=jaro_oracle,
     is_metric=False,
-    lower_bound=partial(LengthRatioBound, scale=1 / 3),
+    lower_bound=partial(JaroBagBound, scale=1 / 3),
+    prunes_brute_force=True,
 )
 JARO_WINKLER = scorer_metric(
     "jaro_winkler",
@@ -70,5 +71,6 @@ JARO_WINKLER = scorer_metric(
     "share",
     oracle=jaro_winkler_oracle,
     is_metric=False,
-    lower_bound=partial(LengthRatioBound, scale=0.2),
+    lower_bound=partial(JaroBagBound, scale=0.2),
+    prunes_brute_force=True,
 )

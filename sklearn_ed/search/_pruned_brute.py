@@ -1,0 +1,183 @@
+"""Brute force that bounds every pair first: the k-nearest search of a
+metric whose lower bound costs a small share of a distance
+(:attr:`~sklearn_ed.distances.Metric.prunes_brute_force`).
+
+Per query, the items of the smallest bounds are compared first
+(:data:`SEEDS` at least); their k-th distance is a limit, and only the items
+whose bound is at most it are compared besides. Every item nearer than the
+k-th neighbor, or tied with it, has a bound at most the k-th distance: the
+answer is brute force's, ties included. Jaro-Winkler on 50,000 person
+records and misspelt queries leaves 0.02 % to 7 % of the items at the
+nearest neighbor's distance; at the tenth's, the bound rules out little,
+and a block whose bounds keep over :data:`WORTH_PRUNING` of its pairs is
+compared whole, as are the next :data:`RETRY_AFTER` blocks of that ``k``
+(:class:`PruningBound`).
+"""
+
+import numpy as np
+from numba import njit
+
+from ..distances import ragged_candidate_distances
+
+# Items of the smallest bounds compared per query before the limit is known.
+SEEDS = 8
+# Above this share of a block's pairs kept by the bound, the block is
+# compared whole (one batched call costs less per pair than lists).
+WORTH_PRUNING = 0.5
+# Blocks of a k compared whole without trying the bound after a block where
+# it did not pay (the trial costs about a tenth of the block).
+RETRY_AFTER = 16
+
+
+class PruningBound:
+    """A metric's lower bound over the base, and per ``k`` whether it paid lately.
+
+    Parameters
+    ----------
+    bound : object
+        ``bound.bounds(queries)``: lower bounds for every (query, item) pair.
+    """
+
+    def __init__(self, bound):
+        self.bound = bound
+        # k -> blocks compared whole since the bound last failed to pay.
+        self._skipped = {}
+
+    def top_k(self, metric, k, ties, queries, items, exclude):
+        """:func:`pruned_top_k` of the block, or None where the bound did not
+        pay for this ``k`` lately (the block is then compared whole)."""
+        skipped = self._skipped.get(k)
+        if skipped is not None and skipped < RETRY_AFTER:
+            self._skipped[k] = skipped + 1
+            return None
+        found = pruned_top_k(metric, self.bound, k, ties, queries, items, exclude)
+        if found is None:
+            self._skipped[k] = 0
+        else:
+            self._skipped.pop(k, None)
+        return found
+
+
+def pruned_top_k(metric, bound, k, ties, queries, items, exclude):
+    """The top-``k`` of a block of queries, comparing only the pairs the bound
+    cannot rule out; None where it keeps over :data:`WORTH_PRUNING` of them.
+
+    Parameters
+    ----------
+    metric : Metric
+        The exact distance; ``lower_bound`` built ``bound``.
+    bound : object
+        ``bound.bounds(queries)``: lower bounds for every (query, item) pair.
+    k : int
+        Neighbors per query, at most the items.
+    ties : bool
+        Whether to return, per query, every item at its k-th distance.
+    queries, items : ndarray
+        The block's queries and the base.
+    exclude : ndarray of int of shape (n_queries,)
+        ``exclude[i]`` (an item index, or -1 for none) is never an answer.
+
+    Returns
+    -------
+    found : tuple or None
+        ``(distances, indices, tied, n_verified)`` as brute force's block
+        gives them; ``n_verified`` counts the pairs compared per query.
+    """
+    bounds = bound.bounds(queries)
+    excluded = np.flatnonzero(exclude >= 0)
+    bounds[excluded, exclude[excluded]] = np.inf
+    seed_limits = _kth_smallest(bounds, min(max(k, SEEDS), bounds.shape[1]))
+    if not np.isfinite(seed_limits).all():  # fewer items than seeds (or excluded)
+        return None
+    seeds = _lists_within(bounds, np.full(len(bounds), -np.inf), seed_limits)
+    n_seeded = sum(map(len, seeds))  # more than SEEDS where bounds tie
+    if n_seeded > WORTH_PRUNING * bounds.size:
+        return None
+    seeded = _distances(metric, queries, items, seeds, None)
+    kth = np.array([np.partition(d, k - 1)[k - 1] for d in seeded])
+    if not np.isfinite(kth).all():
+        return None
+    if n_seeded + _count_within(bounds, seed_limits, kth) > WORTH_PRUNING * bounds.size:
+        return None
+    rest = _lists_within(bounds, seed_limits, kth)
+    verified = _distances(metric, queries, items, rest, kth)
+    lists = [np.concatenate(pair) for pair in zip(seeds, rest)]
+    n_verified = np.array([len(columns) for columns in lists], dtype=np.int64)
+    distances = [np.concatenate(pair) for pair in zip(seeded, verified)]
+    return (*_top_k_of_lists(lists, distances, k, ties), n_verified)
+
+
+def _distances(metric, queries, items, lists, limits):
+    return [
+        np.asarray(d, dtype=np.float64)
+        for d in ragged_candidate_distances(
+            queries, items, lists, metric, score_cutoff=limits, check_input=False
+        )
+    ]
+
+
+def _top_k_of_lists(lists, distances, k, ties):
+    """Per query, the ``k`` nearest of its compared items, ties by index."""
+    top_distances = np.empty((len(lists), k))
+    top_indices = np.empty((len(lists), k), dtype=np.int64)
+    tied = []
+    for row, (columns, values) in enumerate(zip(lists, distances)):
+        order = np.lexsort((columns, values))[:k]
+        top_distances[row], top_indices[row] = values[order], columns[order]
+        if ties:
+            at_kth = columns[values == values[order[-1]]]
+            tied.append(np.sort(at_kth))
+    return top_distances, top_indices, tied
+
+
+@njit(cache=True, nogil=True)
+def _kth_smallest(bounds, n):
+    """Per row, its ``n``-th smallest value (one pass, ``n`` kept in order)."""
+    kth = np.empty(bounds.shape[0])
+    smallest = np.empty(n)
+    for row in range(bounds.shape[0]):
+        smallest[:] = np.inf
+        for value in bounds[row]:
+            if value < smallest[n - 1]:
+                position = n - 1
+                while position > 0 and smallest[position - 1] > value:
+                    smallest[position] = smallest[position - 1]
+                    position -= 1
+                smallest[position] = value
+        kth[row] = smallest[n - 1]
+    return kth
+
+
+@njit(cache=True, nogil=True)
+def _count_within(bounds, above, limits):
+    """Entries of each row ``i`` in ``(above[i], limits[i]]``, summed."""
+    total = 0
+    for row in range(bounds.shape[0]):
+        for value in bounds[row]:
+            total += above[row] < value <= limits[row]
+    return total
+
+
+def _lists_within(bounds, above, limits):
+    """Per row ``i``, the columns whose value lies in ``(above[i], limits[i]]``."""
+    columns, offsets = _flat_within(bounds, above, limits)
+    return np.split(columns, offsets[1:-1])
+
+
+@njit(cache=True, nogil=True)
+def _flat_within(bounds, above, limits):
+    offsets = np.zeros(bounds.shape[0] + 1, dtype=np.int64)
+    for row in range(bounds.shape[0]):
+        count = 0
+        for value in bounds[row]:
+            count += above[row] < value <= limits[row]
+        offsets[row + 1] = offsets[row] + count
+    columns = np.empty(offsets[-1], dtype=np.int64)
+    for row in range(bounds.shape[0]):
+        position = offsets[row]
+        for column in range(bounds.shape[1]):
+            value = bounds[row, column]
+            if above[row] < value <= limits[row]:
+                columns[position] = column
+                position += 1
+    return columns, offsets

@@ -1,0 +1,89 @@
+"""Brute force pruned by a metric's bound (Jaro, Jaro-Winkler): brute force's
+answers, ties and exclusions included, from a fraction of the distances."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from rapidfuzz.distance import Jaro, JaroWinkler
+from rapidfuzz.process import cdist
+
+from sklearn_ed.datasets import make_person_records
+from sklearn_ed.distances import JaroBagBound, LengthRatioBound, get_metric
+from sklearn_ed.search import BruteSearch
+from sklearn_ed.search._pruned_brute import RETRY_AFTER, PruningBound
+
+
+def _edited(text, rng):
+    where = rng.integers(len(text))
+    return text[:where] + "xq"[rng.integers(2)] + text[where + 1 :]
+
+
+@pytest.fixture(scope="module")
+def records():
+    """1,500 person records, and 60 queries: 40 of them edited records."""
+    rng = np.random.default_rng(0)
+    strings = list(make_person_records(1_560, random_state=0).data)
+    queries = [_edited(text, rng) for text in strings[:40]] + strings[1_500:]
+    return np.array(strings[:1_500], dtype=object), np.array(queries, dtype=object)
+
+
+def _unpruned(name):
+    return dataclasses.replace(get_metric(name), prunes_brute_force=False)
+
+
+@pytest.mark.parametrize("name", ["jaro", "jaro_winkler"])
+@pytest.mark.parametrize("k", [1, 3])
+def test_pruned_brute_force_answers_as_brute_force(records, name, k):
+    base, queries = records
+    pruned = BruteSearch(get_metric(name), n_jobs=2).build(base)
+    plain = BruteSearch(_unpruned(name), n_jobs=2).build(base)
+    exclude = np.where(np.arange(len(queries)) % 3 == 0, np.arange(len(queries)), -1)
+    (distances, indices), verified = pruned.kneighbors(queries, k, exclude=exclude)
+    (expected_distances, expected_indices), _ = plain.kneighbors(queries, k, exclude=exclude)
+    np.testing.assert_array_equal(indices, expected_indices)
+    np.testing.assert_array_equal(distances, expected_distances)
+    tied = pruned.neighbors_and_ties(queries, k, exclude=exclude)[2]
+    for found, expected in zip(tied, plain.neighbors_and_ties(queries, k, exclude=exclude)[2]):
+        np.testing.assert_array_equal(found, expected)
+    if k == 1:
+        # An edited record's nearest neighbor, its own record, is near: most
+        # items are ruled out (where that record is excluded, fewer).
+        near = verified[:40][exclude[:40] < 0]
+        assert near.mean() < 0.05 * len(base), near
+
+
+def test_a_bound_that_does_not_pay_is_skipped_then_tried_again(records):
+    base, queries = records
+
+    class CountedBound:
+        def __init__(self):
+            self.calls = 0
+
+        def bounds(self, batch):
+            self.calls += 1
+            return np.zeros((len(batch), len(base)))  # rules out nothing
+
+    counted = CountedBound()
+    pruning = PruningBound(counted)
+    metric = get_metric("jaro")
+    exclude = np.full(1, -1)
+    for _ in range(RETRY_AFTER + 2):
+        assert pruning.top_k(metric, 1, False, queries[:1], base, exclude) is None
+    # Tried at the first block, skipped for RETRY_AFTER, tried again.
+    assert counted.calls == 2
+
+
+@pytest.mark.parametrize("scorer, scale", [(Jaro, 1 / 3), (JaroWinkler, 0.2)])
+def test_the_character_bound_is_lossless_and_at_least_the_length_ratio(records, scorer, scale):
+    base, queries = records
+    # Long strings need counts wider than a byte; empty ones are at 0 or 1.
+    extra = ["a" * 300, "a" * 299 + "b", "", "ab" * 200]
+    base, queries = [*base[:300], *extra], [*queries, *extra]
+    exact = cdist(queries, base, scorer=scorer.normalized_distance, dtype=np.float64)
+    bounds = JaroBagBound(base, scale).bounds(queries)
+    assert (bounds <= exact).all()
+    assert (bounds >= LengthRatioBound(base, scale).bounds(queries) - 1e-9).all()
+    assert bounds[-4, -4] == 0.0 and bounds[-2, -2] == 0.0
+    # The bound rules out most random pairs of records at a near neighbor's distance.
+    assert np.mean(bounds[:40, :300] > 0.05) > 0.9
