@@ -19,11 +19,11 @@ from here only.
 """
 
 from ._registry import Metric, available_metrics, declare_metric_input, get_metric, register_metric
+from .bounds._bag_bounds import JaroBagBound, NormalizedBagBound
 
 # The developer interface of sibling subpackages (not in __all__).
 from .bounds._deletions import DeletionIndex, deletion_index, deletion_index_bytes
 from .bounds._dtw_bounds import DTWBound
-from .bounds._jaro_bound import JaroBagBound
 from .bounds._radii import edit_radius, normalized_radius
 from .bounds._string_bounds import (
     HalvedLevenshteinBound,
@@ -76,6 +76,7 @@ __all__ = [
     "JaroBagBound",
     "LengthRatioBound",
     "LevenshteinBound",
+    "NormalizedBagBound",
     "NormalizedBound",
     "Metric",
     "available_metrics",

@@ -59,12 +59,12 @@ class Metric:
         ``lower_bound(base)`` returns an object whose ``bounds(queries)`` is
         an ``(n_queries, n_base)`` array of values at most the exact
         distances. Metrics with one support ``exact=True`` search.
-    prunes_brute_force : bool, default=False
-        Whether ``lower_bound`` costs a small share of a distance for every
-        pair (Jaro's character counts: about a tenth), so that brute-force
-        k-nearest search bounds every pair of a block first and computes
-        the distances of only those the bound cannot rule out. Needs
-        ``lower_bound``.
+    brute_force_bound : callable, optional
+        ``brute_force_bound(base)``: a lower bound as ``lower_bound``'s,
+        costing a small share of a distance for every pair (the characters
+        two strings share: a tenth of a distance or less), so that
+        brute-force k-nearest search bounds every pair of a block first and
+        computes the distances of only those it cannot rule out.
     near_lookup : callable, optional
         ``near_lookup(base)`` returns ``None`` (not worth it for this base) or
         an object with an integer ``depth`` and ``within(queries, limits)``
@@ -136,7 +136,7 @@ class Metric:
     oracle: Optional[Callable] = None
     paired: Optional[Callable] = None
     lower_bound: Optional[Callable] = None
-    prunes_brute_force: bool = False
+    brute_force_bound: Optional[Callable] = None
     near_lookup: Optional[Callable] = None
     far_lookup: Optional[Callable] = None
     is_metric: bool = True
@@ -153,8 +153,6 @@ class Metric:
             raise ValueError(f"input_type must be one of {INPUT_TYPES}, got {self.input_type!r}.")
         if self.prefix_distance is not None and self.levenshtein_radius is None:
             raise ValueError("A metric with a prefix_distance needs a levenshtein_radius.")
-        if self.prunes_brute_force and self.lower_bound is None:
-            raise ValueError("A metric that prunes brute force needs a lower_bound.")
         if not isinstance(self.parameters, tuple) or not all(
             isinstance(pair, tuple) and len(pair) == 2 and plain(pair[1])
             for pair in self.parameters

@@ -37,7 +37,7 @@ class BruteForceMixin:
             return False
         seconds = brute_force_seconds(self._metric_spec, X, self.n_jobs, self._seed)
         limit = brute_force_limit(self._search_policy(X))
-        if seconds > limit and self._metric_spec.prunes_brute_force:
+        if seconds > limit and self._metric_spec.brute_force_bound is not None:
             pruned = pruned_brute_seconds(
                 self._metric_spec, X, self.n_neighbors, self.n_jobs, self._seed
             )

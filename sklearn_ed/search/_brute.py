@@ -9,9 +9,10 @@ against :func:`brute_force_limit`).
 :class:`BruteSearch` answers the same contract as
 :class:`~sklearn_ed.search.FittedSearch` (k-nearest, ties, radius, append,
 save), exactly: its answers are brute force's, ties by index. Under a
-metric whose lower bound costs a small share of a distance (Jaro and
-Jaro-Winkler: character counts), its k-nearest queries bound every item
-first and compare only those the bound cannot rule out (``_pruned_brute``).
+metric with a bound that costs a small share of a distance (Jaro,
+Jaro-Winkler and the normalized distances: the characters two strings
+share), its k-nearest queries bound every item first and compare only those
+the bound cannot rule out (``_pruned_brute``).
 """
 
 import math
@@ -211,7 +212,7 @@ class BruteSearch:
         n_verified : ndarray of int64 of shape (n_queries,)
             Per query, the items compared: the whole base but its excluded
             item, or fewer where the metric's bound pruned them
-            (:attr:`~sklearn_ed.distances.Metric.prunes_brute_force`).
+            (:attr:`~sklearn_ed.distances.Metric.brute_force_bound`).
         """
         distances, indices, _, n_verified = self._top_k_and_ties(
             queries, n_neighbors, exclude, ties=False
@@ -357,12 +358,12 @@ class BruteSearch:
         return self
 
     def _pruning_bound(self):
-        """The metric's lower bound over the items, where it prunes brute force
-        (:attr:`~sklearn_ed.distances.Metric.prunes_brute_force`); else None."""
-        if not self.metric.prunes_brute_force or not self.n_items:
+        """The metric's brute-force bound over the items
+        (:attr:`~sklearn_ed.distances.Metric.brute_force_bound`), or None."""
+        if self.metric.brute_force_bound is None or not self.n_items:
             return None
         if getattr(self, "_bound", None) is None:
-            self._bound = PruningBound(self.metric.lower_bound(self.items))
+            self._bound = PruningBound(self.metric.brute_force_bound(self.items))
         return self._bound
 
     def _chunks(self, n_queries):

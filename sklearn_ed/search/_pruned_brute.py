@@ -1,6 +1,6 @@
 """Brute force that bounds every pair first: the k-nearest search of a
-metric whose lower bound costs a small share of a distance
-(:attr:`~sklearn_ed.distances.Metric.prunes_brute_force`).
+metric with a bound that costs a small share of a distance
+(:attr:`~sklearn_ed.distances.Metric.brute_force_bound`).
 
 Per query, the items of the smallest bounds are compared first
 (:data:`SEEDS` at least); their k-th distance is a limit, and only the items
@@ -65,7 +65,7 @@ def pruned_top_k(metric, bound, k, ties, queries, items, exclude):
     Parameters
     ----------
     metric : Metric
-        The exact distance; ``lower_bound`` built ``bound``.
+        The exact distance; its ``brute_force_bound`` built ``bound``.
     bound : object
         ``bound.bounds(queries)``: lower bounds for every (query, item) pair.
     k : int

@@ -108,7 +108,7 @@ def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None):
     timed on pseudo-queries (:func:`pseudo_queries`).
 
     For a metric whose bound prunes brute force
-    (:attr:`~sklearn_ed.distances.Metric.prunes_brute_force`), a query costs
+    (:attr:`~sklearn_ed.distances.Metric.brute_force_bound`), a query costs
     less than comparing every item (``brute_force_seconds``), by how much
     depends on ``n_neighbors`` and the data: on 50,000 person records under
     Jaro-Winkler, 5 to 8 times less for the nearest neighbor, nothing for

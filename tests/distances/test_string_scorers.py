@@ -35,6 +35,7 @@ SCORERS = {
 PERCENT_SCORERS = {"token_set": fuzz.token_set_ratio}
 NAMES = sorted([*SCORERS, *PERCENT_SCORERS])
 BOUNDED = [name for name in NAMES if get_metric(name).lower_bound is not None]
+BRUTE_BOUNDED = [name for name in NAMES if get_metric(name).brute_force_bound is not None]
 # Unicode, empty strings, repeated characters, transpositions, swapped words.
 STRINGS = [
     "",
@@ -101,6 +102,18 @@ def test_lower_bounds_are_never_above_the_distance(name, queries, base):
         expected = np.flatnonzero(bound.bounds(queries)[row] <= 2.0)
         np.testing.assert_array_equal(np.sort(items), expected)
         assert (bounds <= exact[row, items]).all()
+
+
+@pytest.mark.parametrize("name", BRUTE_BOUNDED)
+@settings(max_examples=60, deadline=None)
+@given(queries=st.lists(text, min_size=1, max_size=4), base=st.lists(text, min_size=1, max_size=6))
+def test_brute_force_bounds_are_never_above_the_distance(name, queries, base):
+    metric = get_metric(name)
+    assert (metric.brute_force_bound(base).bounds(queries) <= metric.pairwise(queries, base)).all()
+
+
+def test_the_metrics_brute_force_prunes_are_declared():
+    assert BRUTE_BOUNDED == ["jaro", "jaro_winkler", "normalized_indel", "normalized_levenshtein"]
 
 
 def _brute_force(queries, base, k, name):

@@ -40,7 +40,7 @@ def test_kneighbors_and_ties_are_brute_forces_ties_by_index(words, metric, k):
     expected_distances, expected_indices = _ranked(exact, k)
     np.testing.assert_array_equal(indices, expected_indices)
     np.testing.assert_array_equal(distances, expected_distances)
-    if get_metric(metric).prunes_brute_force:
+    if get_metric(metric).brute_force_bound is not None:
         assert (counts <= len(base)).all()
     else:
         assert (counts == len(base)).all()

@@ -1,5 +1,6 @@
-"""Brute force pruned by a metric's bound (Jaro, Jaro-Winkler): brute force's
-answers, ties and exclusions included, from a fraction of the distances."""
+"""Brute force pruned by a metric's bound (Jaro, Jaro-Winkler, the normalized
+distances): brute force's answers, ties and exclusions included, from a
+fraction of the distances."""
 
 import dataclasses
 
@@ -29,10 +30,12 @@ def records():
 
 
 def _unpruned(name):
-    return dataclasses.replace(get_metric(name), prunes_brute_force=False)
+    return dataclasses.replace(get_metric(name), brute_force_bound=None)
 
 
-@pytest.mark.parametrize("name", ["jaro", "jaro_winkler"])
+@pytest.mark.parametrize(
+    "name", ["jaro", "jaro_winkler", "normalized_levenshtein", "normalized_indel"]
+)
 @pytest.mark.parametrize("k", [1, 3])
 def test_pruned_brute_force_answers_as_brute_force(records, name, k):
     base, queries = records

@@ -10,7 +10,7 @@ from functools import partial
 
 from rapidfuzz.distance import Jaro, JaroWinkler
 
-from ..bounds._jaro_bound import JaroBagBound
+from ..bounds._bag_bounds import JaroBagBound
 from ._string_scorers import scorer_metric
 
 
@@ -63,7 +63,7 @@ JARO = scorer_metric(
     oracle=jaro_oracle,
     is_metric=False,
     lower_bound=partial(JaroBagBound, scale=1 / 3),
-    prunes_brute_force=True,
+    brute_force_bound=partial(JaroBagBound, scale=1 / 3),
 )
 JARO_WINKLER = scorer_metric(
     "jaro_winkler",
@@ -72,5 +72,5 @@ JARO_WINKLER = scorer_metric(
     oracle=jaro_winkler_oracle,
     is_metric=False,
     lower_bound=partial(JaroBagBound, scale=0.2),
-    prunes_brute_force=True,
+    brute_force_bound=partial(JaroBagBound, scale=0.2),
 )

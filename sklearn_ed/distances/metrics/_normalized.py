@@ -6,7 +6,8 @@ normalizer of the two lengths, in [0, 1].
   ``ratio`` is one minus it).
 
 Two empty strings are at 0. The raw distance's lower bound over the same
-normalizer bounds them (:class:`NormalizedBound`), and the normalizer turns
+normalizer bounds them (:class:`NormalizedBound`; brute force first bounds
+every pair by the characters they share, :class:`NormalizedBagBound`), and the normalizer turns
 a threshold ``t`` into a Levenshtein radius (``normalized_radius``:
 ``lev <= t max(n, m)``, and ``lev <= indel <= t (n + m)``). Neither obeys the
 triangle inequality.
@@ -16,6 +17,7 @@ from functools import partial
 
 from rapidfuzz.distance import Indel, Levenshtein
 
+from ..bounds._bag_bounds import NormalizedBagBound
 from ..bounds._radii import normalized_radius
 from ..bounds._string_bounds import NormalizedBound
 from ._edit_scorers import lcs_length
@@ -43,6 +45,7 @@ def _normalized_metric(name, scorer, oracle, normalizer, prefix_distance):
         oracle=oracle,
         is_metric=False,
         lower_bound=partial(NormalizedBound, normalizer=normalizer),
+        brute_force_bound=partial(NormalizedBagBound, normalizer=normalizer),
         levenshtein_radius=partial(normalized_radius, normalizer=normalizer),
         prefix_distance=prefix_distance,
     )

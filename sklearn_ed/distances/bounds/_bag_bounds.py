@@ -1,0 +1,233 @@
+"""Lower bounds from character counts: the characters two strings share.
+
+For strings ``x`` and ``y`` of lengths ``n`` and ``m``, let ``s`` be the size
+of their multisets' intersection, ``sum over characters of min(count in x,
+count in y)``. Counting characters in fewer buckets only merges counts, and
+``min(a, b) + min(c, d) <= min(a + c, b + d)``: the bucketed ``s`` is at
+least the true one, and every bound below still holds with it.
+
+Levenshtein and Indel. Every character of ``x`` beyond the shared ones is
+deleted or substituted, and every one of ``y`` inserted or substituted, one
+edit each at most: ``lev >= max(n, m) - s`` (the bag distance of Bartolini,
+Ciaccia and Patella, SPIRE 2002), and with no substitutions ``indel >= n + m
+- 2 s``. Over their normalizers: ``normalized_levenshtein >= 1 - s / max(n,
+m)`` and ``normalized_indel >= 1 - 2 s / (n + m)``.
+
+Jaro. Jaro similarity is ``(c / n + c / m + (c - t) / c) / 3`` for strings of
+lengths ``n`` and ``m`` with ``c`` matching characters (``t`` half the
+transpositions). Each match pairs a character of one string with an equal
+character of the other, one to one, so ``c`` is at most the size ``s`` of
+the two multisets' intersection, ``sum over characters of min(count in x,
+count in y)``. With ``(c - t) / c <= 1``, the similarity is at most ``(s / n +
+s / m + 1) / 3``, and the distance at least ``(2 - s / n - s / m) / 3``;
+with no character in common (``s = 0``) there is no match, and the distance
+is 1. Counting characters in fewer buckets only merges counts, and ``min(a,
+b) + min(c, d) <= min(a + c, b + d)``: the bucketed ``s`` is at least the
+true one, and the bound still holds.
+
+Winkler's prefix raises the similarity ``j`` to ``j + l * 0.1 * (1 - j)``
+with ``l <= 4``, an increasing function of ``j``: one minus it is at least
+``0.6 * (1 - j)``, so the Jaro bound times 0.6 bounds the Jaro-Winkler
+distance. Since ``s <= min(n, m)``, it is at least the length-ratio bound
+(:class:`~sklearn_ed.distances.LengthRatioBound`, which takes ``s = min(n,
+m)``).
+
+Two empty strings are at 0 under all of them. On 50,000 person records and
+misspelt queries, the Jaro bound leaves 0.02 % to 7 % of the items to verify
+at the nearest neighbour's distance; at the tenth's, most of them. Brute
+force bounds every pair by them first (``Metric.brute_force_bound``).
+"""
+
+import numpy as np
+from numba import njit
+
+from ...utils import check_strings, saved_class, to_code_points
+from ._string_bounds import LowerBound
+
+# Buckets of the character counts: 64 bytes a string below 256 characters.
+N_BUCKETS = 64
+
+
+def _ascii_buckets():
+    """Lower-case letters, digits and the space apart (the characters of
+    processed text); upper-case letters apart too; other ASCII shares one."""
+    table = np.full(128, N_BUCKETS - 1, dtype=np.int64)
+    table[ord("a") : ord("z") + 1] = np.arange(26)
+    table[ord("A") : ord("Z") + 1] = np.arange(26, 52)
+    table[ord("0") : ord("9") + 1] = np.arange(52, 62)
+    table[ord(" ")] = 62
+    return table
+
+
+_ASCII_BUCKETS = _ascii_buckets()
+
+
+def character_counts(strings):
+    """Each string's characters counted in :data:`N_BUCKETS` buckets, and its length.
+
+    Counts are uint8 when no string is longer than 255 characters, wider
+    otherwise: a count is never clipped (a clipped count would break the bound).
+    """
+    code_points, offsets = to_code_points(list(strings))
+    lengths = np.diff(offsets)
+    longest = int(lengths.max(initial=0))
+    dtype = np.uint8 if longest < 2**8 else np.uint16 if longest < 2**16 else np.uint32
+    counts = np.zeros((len(lengths), N_BUCKETS), dtype=dtype)
+    _count(code_points, offsets, _ASCII_BUCKETS, counts)
+    return counts, lengths
+
+
+@njit(cache=True, nogil=True)
+def _count(code_points, offsets, ascii_buckets, counts):
+    for row in range(len(offsets) - 1):
+        for position in range(offsets[row], offsets[row + 1]):
+            point = code_points[position]
+            bucket = ascii_buckets[point] if point < 128 else point % counts.shape[1]
+            counts[row, bucket] += 1
+
+
+# The forms of the bound, by what the shared count ``s`` bounds.
+JARO, LONGER, SUM = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def _bounds(query_counts, query_lengths, base_counts_by_bucket, base_lengths, form, scale):
+    n_items = len(base_lengths)
+    bounds = np.empty((len(query_lengths), n_items))
+    shared = np.empty(n_items, dtype=np.int32)
+    for row in range(len(query_lengths)):
+        # Bucket by bucket over every item: a loop the compiler vectorizes,
+        # and the buckets a query leaves empty cost nothing.
+        shared[:] = 0
+        for bucket in range(query_counts.shape[1]):
+            count = query_counts[row, bucket]
+            if count == 0:
+                continue
+            column = base_counts_by_bucket[bucket]
+            for item in range(n_items):
+                shared[item] += min(count, column[item])
+        length = query_lengths[row]
+        for item in range(n_items):
+            bounds[row, item] = _bound(shared[item], length, base_lengths[item], form, scale)
+    return bounds
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bound(shared, length, other_length, form, scale):
+    if length == 0 and other_length == 0:
+        return 0.0
+    if shared == 0:
+        return 1.0
+    if form == JARO:
+        return scale * (2.0 - shared / length - shared / other_length)
+    if form == LONGER:
+        return 1.0 - shared / max(length, other_length)
+    return 1.0 - 2.0 * shared / (length + other_length)
+
+
+class _BagBound(LowerBound):
+    """The bound of ``form`` from the characters each query shares with each item."""
+
+    form = scale = None
+
+    def __init__(self, base):
+        base = check_strings(base, name="base", allow_empty=True)
+        self._strings = base
+        counts, self._lengths = character_counts(base)
+        self._counts_by_bucket = np.ascontiguousarray(counts.T)
+
+    def bounds(self, queries):
+        """Lower bounds of the distance for every (query, item) pair.
+
+        Parameters
+        ----------
+        queries : sequence of str
+            Query strings.
+
+        Returns
+        -------
+        bounds : ndarray of float64, shape (n_queries, n_base)
+            The bound from the characters each pair shares; 1 where they
+            share none, 0 for two empty strings.
+        """
+        counts, lengths = character_counts(check_strings(queries, allow_empty=True))
+        bounds = _bounds(
+            counts, lengths, self._counts_by_bucket, self._lengths, self.form, self.scale or 0.0
+        )
+        # Shrunk by one part in 10^12, so that rounding never lifts it above the distance.
+        return bounds * (1 - 1e-12)
+
+
+@saved_class()
+class JaroBagBound(_BagBound):
+    """``scale * (2 - s / n - s / m)`` from the ``s`` characters two strings
+    share: Jaro (``scale=1/3``) and Jaro-Winkler (``scale=0.2``) distances.
+
+    ``n`` and ``m`` are the strings' lengths; a pair sharing no character is
+    at distance 1, two empty strings at 0. The proof is in the module's
+    docstring: each match of the Jaro similarity pairs equal characters.
+
+    Parameters
+    ----------
+    base : sequence of str
+        The items bounds are computed against.
+    scale : float
+        ``1/3`` for Jaro, ``0.2`` for Jaro-Winkler.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances import JaroBagBound
+    >>> JaroBagBound(["abcd", "abdc", "wxyz"], scale=1 / 3).bounds(["abcd"]).round(3).tolist()
+    [[0.0, 0.0, 1.0]]
+    """
+
+    form = JARO
+
+    def __init__(self, base, scale):
+        super().__init__(base)
+        self.scale = float(scale)
+
+    def __getstate__(self):
+        # The counts are rebuilt from the strings.
+        return {"scale": self.scale, "strings": self._strings}
+
+    def __setstate__(self, state):
+        self.__init__(list(state["strings"]), state["scale"])
+
+
+@saved_class()
+class NormalizedBagBound(_BagBound):
+    """``1 - s / max(n, m)`` (normalized Levenshtein) or ``1 - 2 s / (n + m)``
+    (normalized Indel) from the ``s`` characters two strings share.
+
+    Weaker than :class:`NormalizedBound`'s q-grams for strings a few edits
+    apart, and a tenth of their cost or less: brute force bounds every pair
+    by it first.
+
+    Parameters
+    ----------
+    base : sequence of str
+        The items bounds are computed against.
+    normalizer : {"longer", "sum"}
+        ``max(len(x), len(y))`` or ``len(x) + len(y)``.
+
+    Examples
+    --------
+    >>> from sklearn_ed.distances import NormalizedBagBound
+    >>> bound = NormalizedBagBound(["kitten", "a"], normalizer="longer")
+    >>> bound.bounds(["sitting"]).round(3).tolist()
+    [[0.429, 1.0]]
+    """
+
+    def __init__(self, base, normalizer):
+        if normalizer not in ("longer", "sum"):
+            raise ValueError(f'normalizer must be "longer" or "sum", got {normalizer!r}.')
+        super().__init__(base)
+        self.normalizer = normalizer
+        self.form = LONGER if normalizer == "longer" else SUM
+
+    def __getstate__(self):
+        return {"normalizer": self.normalizer, "strings": self._strings}
+
+    def __setstate__(self, state):
+        self.__init__(list(state["strings"]), state["normalizer"])
