@@ -43,9 +43,16 @@ class PruningBound:
         # k -> blocks compared whole since the bound last failed to pay.
         self._skipped = {}
 
+    def __getstate__(self):
+        # Sent to a Dask worker with a block, the bound would carry the whole
+        # base with every task: there, blocks are compared whole.
+        return {"bound": None, "_skipped": {}}
+
     def top_k(self, metric, k, ties, queries, items, exclude):
         """:func:`pruned_top_k` of the block, or None where the bound did not
         pay for this ``k`` lately (the block is then compared whole)."""
+        if self.bound is None:
+            return None
         skipped = self._skipped.get(k)
         if skipped is not None and skipped < RETRY_AFTER:
             self._skipped[k] = skipped + 1

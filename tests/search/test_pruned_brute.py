@@ -3,6 +3,7 @@ distances): brute force's answers, ties and exclusions included, from a
 fraction of the distances."""
 
 import dataclasses
+import pickle
 
 import numpy as np
 import pytest
@@ -75,6 +76,14 @@ def test_a_bound_that_does_not_pay_is_skipped_then_tried_again(records):
         assert pruning.top_k(metric, 1, False, queries[:1], base, exclude) is None
     # Tried at the first block, skipped for RETRY_AFTER, tried again.
     assert counted.calls == 2
+
+
+def test_a_bound_sent_to_another_process_leaves_its_base_behind(records):
+    base, queries = records
+    pruning = PruningBound(get_metric("jaro").brute_force_bound(base))
+    copied = pickle.loads(pickle.dumps(pruning))
+    assert len(pickle.dumps(pruning)) < 1_000
+    assert copied.top_k(get_metric("jaro"), 1, False, queries[:2], base, np.full(2, -1)) is None
 
 
 @pytest.mark.parametrize("scorer, scale", [(Jaro, 1 / 3), (JaroWinkler, 0.2)])
