@@ -393,11 +393,20 @@ def _block_top_k(metric, bound, k, ties, queries, items, exclude):
     """The top-``k`` of a chunk of queries among ``items`` (``exclude[i]`` left
     out), ties by index, (``ties``) per query every item at its k-th
     distance, and the items compared per query; with a ``bound``
-    (:class:`PruningBound`), only the pairs it cannot rule out are compared,
-    where that pays."""
-    found = None if bound is None else bound.top_k(metric, k, ties, queries, items, exclude)
-    if found is not None:
+    (:class:`PruningBound`), only the pairs it cannot rule out are compared
+    for the queries it prunes."""
+    pruned = None if bound is None else bound.top_k(metric, k, ties, queries, items, exclude)
+    if pruned is None:
+        return _whole_top_k(metric, k, ties, queries, items, exclude)
+    rows, found, whole = pruned
+    if not len(whole):
         return found
+    rest = _whole_top_k(metric, k, ties, take_items(queries, whole), items, exclude[whole])
+    return _merged(len(queries), [(rows, found), (whole, rest)], ties)
+
+
+def _whole_top_k(metric, k, ties, queries, items, exclude):
+    """:func:`_block_top_k` comparing every pair."""
     block = np.asarray(pairwise_block(metric, queries, items, None), dtype=np.float64)
     excluded = np.flatnonzero(exclude >= 0)
     block[excluded, exclude[excluded]] = np.inf
@@ -407,6 +416,18 @@ def _block_top_k(metric, bound, k, ties, queries, items, exclude):
         return distances, indices, [], verified
     tied = [np.flatnonzero(row == kth) for row, kth in zip(block, distances[:, -1])]
     return distances, indices, tied, verified
+
+
+def _merged(n_queries, parts, ties):
+    """The answers of a block from those of its parts: ``(rows, answers)``."""
+    k = parts[0][1][0].shape[1]
+    distances, indices = np.empty((n_queries, k)), np.empty((n_queries, k), dtype=np.int64)
+    verified, tied = np.empty(n_queries, dtype=np.int64), [None] * n_queries
+    for rows, (part_distances, part_indices, part_tied, part_verified) in parts:
+        distances[rows], indices[rows], verified[rows] = part_distances, part_indices, part_verified
+        for row, items in zip(rows, part_tied):
+            tied[row] = items
+    return distances, indices, tied if ties else [], verified
 
 
 def _top_k(block, k):

@@ -8,25 +8,29 @@ whose bound is at most it are compared besides. Every item nearer than the
 k-th neighbor, or tied with it, has a bound at most the k-th distance: the
 answer is brute force's, ties included. Jaro-Winkler on 50,000 person
 records and misspelt queries leaves 0.02 % to 7 % of the items at the
-nearest neighbor's distance; at the tenth's, the bound rules out little,
-and a block whose bounds keep over :data:`WORTH_PRUNING` of its pairs is
-compared whole, as are the next :data:`RETRY_AFTER` blocks of that ``k``
-(:class:`PruningBound`).
+nearest neighbor's distance; at the tenth's, the bound rules out little:
+a query whose bounds keep over :data:`WORTH_PRUNING` of the items is
+compared with all of them, and after a block where that was most queries,
+the next :data:`RETRY_AFTER` blocks of that ``k`` are compared whole
+without bounds (:class:`PruningBound`).
 """
 
 import numpy as np
 from numba import njit
 
 from ..distances import ragged_candidate_distances
+from ..utils import take_items
 
 # Items of the smallest bounds compared per query before the limit is known.
 SEEDS = 8
 # Above this share of a block's pairs kept by the bound, the block is
 # compared whole (one batched call costs less per pair than lists).
 WORTH_PRUNING = 0.5
-# Blocks of a k compared whole without trying the bound after a block where
-# it did not pay (the trial costs about a tenth of the block).
+# Blocks of a k compared whole without trying the bound after a block of at
+# least JUDGED_QUERIES queries where it pruned at most half of them (the
+# trial costs about a tenth of the block).
 RETRY_AFTER = 16
+JUDGED_QUERIES = 8
 
 
 class PruningBound:
@@ -58,7 +62,8 @@ class PruningBound:
             self._skipped[k] = skipped + 1
             return None
         found = pruned_top_k(metric, self.bound, k, ties, queries, items, exclude)
-        if found is None:
+        whole = found[2]
+        if len(queries) >= JUDGED_QUERIES and len(whole) > WORTH_PRUNING * len(queries):
             self._skipped[k] = 0
         else:
             self._skipped.pop(k, None)
@@ -66,8 +71,12 @@ class PruningBound:
 
 
 def pruned_top_k(metric, bound, k, ties, queries, items, exclude):
-    """The top-``k`` of a block of queries, comparing only the pairs the bound
-    cannot rule out; None where it keeps over :data:`WORTH_PRUNING` of them.
+    """The top-``k`` of the queries of a block the bound prunes, comparing only
+    the pairs it cannot rule out, and the queries it does not prune.
+
+    A query whose bounds keep over :data:`WORTH_PRUNING` of the items is left
+    to be compared with every item (one batched call costs less per pair
+    than a list).
 
     Parameters
     ----------
@@ -86,32 +95,41 @@ def pruned_top_k(metric, bound, k, ties, queries, items, exclude):
 
     Returns
     -------
-    found : tuple or None
-        ``(distances, indices, tied, n_verified)`` as brute force's block
-        gives them; ``n_verified`` counts the pairs compared per query.
+    rows : ndarray of int64
+        The queries answered, by position in the block.
+    found : tuple
+        ``(distances, indices, tied, n_verified)`` of those queries, as brute
+        force's block gives them; ``n_verified`` counts the pairs compared.
+    whole : ndarray of int64
+        The other queries, to compare with every item.
     """
     bounds = bound.bounds(queries)
     excluded = np.flatnonzero(exclude >= 0)
     bounds[excluded, exclude[excluded]] = np.inf
+    most = WORTH_PRUNING * bounds.shape[1]
     seed_limits = _kth_smallest(bounds, min(max(k, SEEDS), bounds.shape[1]))
-    if not np.isfinite(seed_limits).all():  # fewer items than seeds (or excluded)
-        return None
-    seeds = _lists_within(bounds, np.full(len(bounds), -np.inf), seed_limits)
-    n_seeded = sum(map(len, seeds))  # more than SEEDS where bounds tie
-    if n_seeded > WORTH_PRUNING * bounds.size:
-        return None
-    seeded = _distances(metric, queries, items, seeds, None)
+    # Fewer items than seeds (or excluded): compared whole.
+    rows = np.flatnonzero(np.isfinite(seed_limits))
+    seeds = _lists_within(bounds, rows, np.full(len(rows), -np.inf), seed_limits[rows])
+    n_seeded = np.array([len(columns) for columns in seeds], dtype=np.int64)
+    few = n_seeded <= most  # more than SEEDS where bounds tie
+    rows, seeds, n_seeded = rows[few], _kept(seeds, few), n_seeded[few]
+    seeded = _distances(metric, take_items(queries, rows), items, seeds, None)
     kth = np.array([np.partition(d, k - 1)[k - 1] for d in seeded])
-    if not np.isfinite(kth).all():
-        return None
-    if n_seeded + _count_within(bounds, seed_limits, kth) > WORTH_PRUNING * bounds.size:
-        return None
-    rest = _lists_within(bounds, seed_limits, kth)
-    verified = _distances(metric, queries, items, rest, kth)
+    n_kept = n_seeded + _count_within(bounds, rows, seed_limits[rows], kth)
+    pays = np.isfinite(kth) & (n_kept <= most)
+    rows, seeds, seeded, kth = rows[pays], _kept(seeds, pays), _kept(seeded, pays), kth[pays]
+    rest = _lists_within(bounds, rows, seed_limits[rows], kth)
+    verified = _distances(metric, take_items(queries, rows), items, rest, kth)
     lists = [np.concatenate(pair) for pair in zip(seeds, rest)]
     n_verified = np.array([len(columns) for columns in lists], dtype=np.int64)
     distances = [np.concatenate(pair) for pair in zip(seeded, verified)]
-    return (*_top_k_of_lists(lists, distances, k, ties), n_verified)
+    found = (*_top_k_of_lists(lists, distances, k, ties), n_verified)
+    return rows, found, np.setdiff1d(np.arange(len(queries)), rows)
+
+
+def _kept(values, mask):
+    return [value for value, keep in zip(values, mask) if keep]
 
 
 def _distances(metric, queries, items, lists, limits):
@@ -156,35 +174,35 @@ def _kth_smallest(bounds, n):
 
 
 @njit(cache=True, nogil=True)
-def _count_within(bounds, above, limits):
-    """Entries of each row ``i`` in ``(above[i], limits[i]]``, summed."""
-    total = 0
-    for row in range(bounds.shape[0]):
-        for value in bounds[row]:
-            total += above[row] < value <= limits[row]
-    return total
+def _count_within(bounds, rows, above, limits):
+    """Per row ``rows[i]``, its entries in ``(above[i], limits[i]]``."""
+    counts = np.zeros(len(rows), dtype=np.int64)
+    for i in range(len(rows)):
+        for value in bounds[rows[i]]:
+            counts[i] += above[i] < value <= limits[i]
+    return counts
 
 
-def _lists_within(bounds, above, limits):
-    """Per row ``i``, the columns whose value lies in ``(above[i], limits[i]]``."""
-    columns, offsets = _flat_within(bounds, above, limits)
-    return np.split(columns, offsets[1:-1])
+def _lists_within(bounds, rows, above, limits):
+    """Per row ``rows[i]``, the columns whose value lies in ``(above[i], limits[i]]``."""
+    columns, offsets = _flat_within(bounds, rows, above, limits)
+    return np.split(columns, offsets[1:-1]) if len(rows) else []
 
 
 @njit(cache=True, nogil=True)
-def _flat_within(bounds, above, limits):
-    offsets = np.zeros(bounds.shape[0] + 1, dtype=np.int64)
-    for row in range(bounds.shape[0]):
+def _flat_within(bounds, rows, above, limits):
+    offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+    for i in range(len(rows)):
         count = 0
-        for value in bounds[row]:
-            count += above[row] < value <= limits[row]
-        offsets[row + 1] = offsets[row] + count
+        for value in bounds[rows[i]]:
+            count += above[i] < value <= limits[i]
+        offsets[i + 1] = offsets[i] + count
     columns = np.empty(offsets[-1], dtype=np.int64)
-    for row in range(bounds.shape[0]):
-        position = offsets[row]
+    for i in range(len(rows)):
+        position = offsets[i]
         for column in range(bounds.shape[1]):
-            value = bounds[row, column]
-            if above[row] < value <= limits[row]:
+            value = bounds[rows[i], column]
+            if above[i] < value <= limits[i]:
                 columns[position] = column
                 position += 1
     return columns, offsets

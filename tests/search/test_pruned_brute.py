@@ -13,7 +13,7 @@ from rapidfuzz.process import cdist
 from sklearn_ed.datasets import make_person_records
 from sklearn_ed.distances import JaroBagBound, LengthRatioBound, get_metric
 from sklearn_ed.search import BruteSearch
-from sklearn_ed.search._pruned_brute import RETRY_AFTER, PruningBound
+from sklearn_ed.search._pruned_brute import JUDGED_QUERIES, RETRY_AFTER, PruningBound
 
 
 def _edited(text, rng):
@@ -57,7 +57,7 @@ def test_pruned_brute_force_answers_as_brute_force(records, name, k):
         assert near.mean() < 0.05 * len(base), near
 
 
-def test_a_bound_that_does_not_pay_is_skipped_then_tried_again(records):
+def test_queries_the_bound_does_not_prune_are_compared_whole_and_then_skip_it(records):
     base, queries = records
 
     class CountedBound:
@@ -71,11 +71,18 @@ def test_a_bound_that_does_not_pay_is_skipped_then_tried_again(records):
     counted = CountedBound()
     pruning = PruningBound(counted)
     metric = get_metric("jaro")
-    exclude = np.full(1, -1)
-    for _ in range(RETRY_AFTER + 2):
-        assert pruning.top_k(metric, 1, False, queries[:1], base, exclude) is None
+    block, exclude = queries[:JUDGED_QUERIES], np.full(JUDGED_QUERIES, -1)
+    rows, _, whole = pruning.top_k(metric, 1, False, block, base, exclude)
+    assert len(rows) == 0 and len(whole) == JUDGED_QUERIES
+    for _ in range(RETRY_AFTER):
+        assert pruning.top_k(metric, 1, False, block, base, exclude) is None
+    pruning.top_k(metric, 1, False, block, base, exclude)
     # Tried at the first block, skipped for RETRY_AFTER, tried again.
     assert counted.calls == 2
+    # A block of fewer queries does not judge the bound.
+    small = PruningBound(CountedBound())
+    small.top_k(metric, 1, False, block[:2], base, exclude[:2])
+    assert small.top_k(metric, 1, False, block[:2], base, exclude[:2]) is not None
 
 
 def test_a_bound_sent_to_another_process_leaves_its_base_behind(records):
