@@ -88,6 +88,9 @@ def _count(code_points, offsets, ascii_buckets, counts):
 
 # The forms of the bound, by what the shared count ``s`` bounds.
 JARO, LONGER, SUM = 0, 1, 2
+# Bounds are shrunk by one part in 10^12, so that rounding never lifts one
+# above the distance.
+_SHRINK = 1 - 1e-12
 
 
 @njit(cache=True, nogil=True)
@@ -108,7 +111,8 @@ def _bounds(query_counts, query_lengths, base_counts_by_bucket, base_lengths, fo
                 shared[item] += min(count, column[item])
         length = query_lengths[row]
         for item in range(n_items):
-            bounds[row, item] = _bound(shared[item], length, base_lengths[item], form, scale)
+            bound = _bound(shared[item], length, base_lengths[item], form, scale)
+            bounds[row, item] = bound * _SHRINK
     return bounds
 
 
@@ -151,11 +155,9 @@ class _BagBound(LowerBound):
             share none, 0 for two empty strings.
         """
         counts, lengths = character_counts(check_strings(queries, allow_empty=True))
-        bounds = _bounds(
+        return _bounds(
             counts, lengths, self._counts_by_bucket, self._lengths, self.form, self.scale or 0.0
         )
-        # Shrunk by one part in 10^12, so that rounding never lifts it above the distance.
-        return bounds * (1 - 1e-12)
 
 
 @saved_class()
