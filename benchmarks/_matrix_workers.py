@@ -21,7 +21,7 @@ from benchmarks._matrix_data import load_base, make_queries
 from benchmarks._matrix_metrics import N_JOBS, PROCESSORS, distances, process_strings, within
 
 WARM_BASE, WARM_QUERIES, BLOCK = 2_000, 10, 20
-PROBE, MIN_JUDGED, REPEAT_BELOW = 20_000, 5, 1.0
+PROBE, MIN_JUDGED, REPEAT_BELOW, EXACT_ROUNDS = 20_000, 5, 1.0, 5
 
 
 class Partial(dict):
@@ -209,7 +209,7 @@ def _join_once(method, strings, threshold, spec, keywords):
 
 
 def join_ours(spec, reply):
-    """similarity_join (auto, partition, brute), StringDeduplicator or the tf-idf peer.
+    """StringDeduplicator or the tf-idf peer, every threshold.
 
     A call under ``REPEAT_BELOW`` seconds is timed twice more (the median is kept):
     short calls vary by 20-30 % on a shared machine.
@@ -233,11 +233,47 @@ def join_ours(spec, reply):
         reply.save(f"t{index}", answer, found)
 
 
+def join_exact(spec, reply):
+    """similarity_join's exact methods (``spec["methods"]``: auto, partition,
+    brute) side by side, every threshold: the methods take turns, in an order
+    that rotates each round, so that auto's time over the faster of the
+    other two is not a comparison of two moments of a shared machine (timed
+    in processes of their own, minutes apart, the three differed by 10-20 %
+    from one run to the next where the same calls in one process agreed
+    within 5 %). A method is timed ``EXACT_ROUNDS`` times while its first
+    call took under ``REPEAT_BELOW`` seconds, once otherwise (the median
+    is kept). Keys ``"t<index>@method"``.
+    """
+    strings, _ = _data(spec)
+    rows = judged_rows(len(strings), spec["n_judged"])
+    methods = spec["methods"]
+    keywords = dict(metric=spec["metric"], processor=PROCESSORS[spec["processor"]], n_jobs=N_JOBS)
+    _warm_up("auto", strings, spec["thresholds"][0], keywords)
+    for index, threshold in enumerate(spec["thresholds"]):
+        times, found, peaks = {method: [] for method in methods}, {}, {}
+        for turn in range(EXACT_ROUNDS):
+            for method in methods[turn % len(methods) :] + methods[: turn % len(methods)]:
+                done = times[method]
+                if done and (len(done) >= EXACT_ROUNDS or done[0] >= REPEAT_BELOW):
+                    continue
+                with PeakRSS() as memory:
+                    start = time.perf_counter()
+                    found[method] = _join_once(method, strings, threshold, spec, keywords)
+                    done.append(time.perf_counter() - start)
+                peaks[method] = memory.peak
+        for method in methods:
+            pairs = found[method]
+            answer = {"seconds": float(np.median(times[method])), "peak_mib": peaks[method],
+                      "pairs": len(pairs), "times": times[method]}  # fmt: skip
+            reply.save(f"t{index}@{method}", answer, _touching(pairs[:, 0], pairs[:, 1], rows))
+
+
 WORKERS = {
     ("knn", "rapidfuzz"): knn_brute,
     ("knn", "defaults"): knn_ours,
     ("knn", "exact"): knn_ours,
     ("join", "rapidfuzz"): join_brute,
+    ("join", "exact_joins"): join_exact,
 }
 
 

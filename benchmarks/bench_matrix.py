@@ -22,7 +22,9 @@ names, words; the same metrics and processors; three thresholds per metric
 (``_matrix_metrics.THRESHOLDS``); sizes 10^4 to 10^6. Methods:
 ``rapidfuzz`` (``cdist`` with ``score_cutoff`` on ``--n-judged`` rows against
 all, the upper triangle's time projected), ``similarity_join`` with
-``method="auto"``, ``"partition"`` and ``"brute"``, ``StringDeduplicator``
+``method="auto"``, ``"partition"`` and ``"brute"`` (side by side in one
+worker, taking turns, five times each under a second: auto's time over the
+faster of the other two is the gate's ratio), ``StringDeduplicator``
 (``method="auto"``), and tf-idf top-50 + exact verification (string_grouper's
 engine). A worker past ``--cell-timeout`` seconds is stopped (its finished
 cells stay) and the method is skipped at the larger sizes of that group; our
@@ -90,7 +92,9 @@ QUICK = dict(
     n_judged=40,
     cell_timeout=120,
 )
-JOIN_METHODS = ("rapidfuzz", "auto", "partition", "brute", "dedup", "tf-idf")
+# "exact_joins" times auto, partition and brute side by side in one worker.
+JOIN_METHODS = ("rapidfuzz", "exact_joins", "dedup", "tf-idf")
+EXACT_METHODS = ("auto", "partition", "brute")
 
 
 def parse_bases(items, default_sizes):
@@ -141,19 +145,37 @@ def _group(spec, methods, args, directory, given_up, walls):
         if group in given_up:
             replies[method] = {"error": "skipped: timed out at a smaller size"}
             continue
-        if method == "brute" and projected > 3 * args.cell_timeout:
-            replies[method] = {"error": f"skipped: rapidfuzz projects {projected:.0f} s"}
-            continue
+        skip_brute = projected > 3 * args.cell_timeout
         progress(f"{spec['part']} {spec['base']} {spec['n']:,} {spec['metric']} "
                  f"{spec['processor']}: {method}")  # fmt: skip
-        reply, found, wall = _run(dict(spec, method=method), directory, args.cell_timeout)
+        exact = [name for name in EXACT_METHODS if name != "brute" or not skip_brute]
+        # The side-by-side worker runs three methods: three cells' time.
+        timeout = args.cell_timeout * (len(exact) if method == "exact_joins" else 1)
+        reply, found, wall = _run(dict(spec, method=method, methods=exact), directory, timeout)
         walls.append(dict(cell, part=spec["part"], method=method, wall_s=wall))
         if reply.get("error", "").startswith("timeout"):
             given_up.add(group)
         if "rows" in reply:
             spec = dict(spec, n_judged=reply["rows"])
-        replies[method], arrays[method] = reply, found
+        if method == "exact_joins":
+            replies.update(_split_exact(reply, exact, skip_brute and projected))
+            arrays.update(_split_exact(found, exact))
+        else:
+            replies[method], arrays[method] = reply, found
     return replies, arrays
+
+
+def _split_exact(by_key, methods, brute_projected=None):
+    """The side-by-side worker's keys ``t<index>@method`` as one dict per method
+    (its error, if any, shared by all three)."""
+    split = {method: {} for method in methods}
+    for key, value in by_key.items():
+        name, _, method = key.partition("@")
+        for target in [method] if method else methods:
+            split[target][name] = value
+    if brute_projected:
+        split["brute"] = {"error": f"skipped: rapidfuzz projects {brute_projected:.0f} s"}
+    return split
 
 
 def run_knn(args, bases, metrics, directory):
@@ -260,6 +282,7 @@ def main(argv=None):
         f"{args.brute_budget:g} s a set",
         f"joins: rapidfuzz with score_cutoff on {args.n_judged} rows (fewer, as for kNN) against "
         "all, the upper triangle's time projected; pairs*: its pairs touching those rows",
+        "auto, partition, brute: one worker, taking turns, the median of 5 calls (1 if over 1 s)",
         "dedup rec: share of those pairs whose strings the deduplicator puts in one group",
         "string_grouper itself is not installed here (it needs pandas < 3): its engine is 'tf-idf'",
     ]

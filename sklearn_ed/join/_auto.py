@@ -5,8 +5,9 @@ times faster than comparing every pair for words within two edits, and three
 times slower for token-sorted person records at similarity 0.85, whose short
 segments match everywhere. So "auto" prepares each candidate method (the
 partition filter builds its index), times the work of random rows,
-extrapolates each to the whole join and runs the cheapest; a method that
-keeps its samples' pairs (the partition filter) does not redo them.
+extrapolates each to the whole join and runs the one that needs the least
+time from there: the preparations are done, and a method that keeps its
+samples' pairs (the partition filter) does not redo them.
 
 Samples run in one thread and the join's threads divide the rate: on two
 threads a sample's call paid 2-3 ms of fixed cost (pools started, tasks
@@ -123,7 +124,7 @@ def _measured_choice(candidates, left, right, spec, limit, n_jobs):
     declined = tuple(timing.method.name for timing in timings if timing.plan is None)
     timings = [timing for timing in timings if timing.plan is not None]
     active = _sample_until_clear(timings, len(left)) if len(timings) > 1 else timings
-    chosen = min(active, key=lambda timing: timing.estimate or 0.0)
+    chosen = min(active, key=lambda timing: timing.remaining)
     return JoinChoice(
         chosen.method.name,
         chosen.plan.blocks(),
@@ -226,6 +227,19 @@ class _Timing:
         if not self.share:
             return None
         return self.preparing + self.seconds / min(self.share, 1.0) / self.threads
+
+    @property
+    def remaining(self):
+        """Seconds the join would still take by this method: its estimate less
+        its preparation and the share of the work its samples kept (both
+        done). Close calls are decided on this: on 10,000 person records
+        under normalized Indel within 0.1 the estimates were 0.55 s for the
+        partition filter and 0.53 s for brute force, and brute force would
+        throw away a 27 ms index and 2 % of the pairs already found."""
+        if not self.share:
+            return np.inf
+        kept = getattr(self.plan, "kept", 0.0)
+        return (self.estimate - self.preparing) * (1.0 - min(kept, 1.0))
 
     @property
     def lowest(self):

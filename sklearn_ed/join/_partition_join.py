@@ -90,6 +90,11 @@ class PartitionJoin:
         self.sampled_blocks += list(self._verified(probes, n_jobs=1))
         return max(len(probes), 1) / len(self.left)
 
+    @property
+    def kept(self):
+        """The share of the probe rows whose pairs the samples found."""
+        return float(self.sampled.mean()) if len(self.sampled) else 0.0
+
     def blocks(self):
         """Every block of pairs: those of the sampled rows, then the others'."""
         yield from self.sampled_blocks
