@@ -74,13 +74,21 @@ def clock(monkeypatch):
 
 
 def _registered_plans(
-    monkeypatch, clock, seconds_per_join, declining=(), per_call=None, settling=()
+    monkeypatch,
+    clock,
+    seconds_per_join,
+    declining=(),
+    per_call=None,
+    settling=(),
+    preparing=None,
+    keeping=(),
 ):
     """Methods whose plans take ``seconds_per_join[name]`` for the whole join
     (on the fake clock), and ``per_call[name]`` more each call, and record the
     rows each sample was asked for; those ``settling`` say they are settled
-    after their first timed sample."""
-    per_call = per_call or {}
+    after their first timed sample. A plan takes ``preparing[name]`` seconds
+    to build; those ``keeping`` say their samples' share of the join is kept."""
+    per_call, preparing = per_call or {}, preparing or {}
     monkeypatch.setattr(methods_module, "_METHODS", {})
     asked = {name: [] for name in seconds_per_join}
 
@@ -89,12 +97,15 @@ def _registered_plans(
             def __init__(self, left, right, spec, limit, n_jobs):
                 self.arguments = (left, right, spec, limit, n_jobs)
                 self.settled = False
+                self.kept = 0.0
+                clock.now += preparing.get(name, 0.0)
 
             def sample(self, rows):
                 asked[name].append(len(rows))
                 self.settled = name in settling and len(asked[name]) > 1
                 share = len(rows) / len(self.arguments[0])
                 clock.now += seconds_per_join[name] * share + per_call.get(name, 0.0)
+                self.kept += share if name in keeping else 0.0
                 return share
 
             def blocks(self):
@@ -131,6 +142,26 @@ def test_close_methods_are_sampled_until_the_share_of_time_is_spent(monkeypatch,
     # 8 and 32 rows, then doubling from 128 rows while another round would keep
     # both methods' timed samples within 3 % of the least estimate (10 s): 936 rows.
     assert asked["a"] == asked["b"] == [1, 8, 32, 128, 256, 512]
+
+
+def test_a_close_call_goes_to_the_method_that_needs_less_time_from_there(monkeypatch, clock):
+    """The partition filter's index is built, and the pairs of its samples are
+    kept, before "auto" chooses: a method estimated dearer with them (1 s of
+    index, then 10.2 s) still runs where what it has left (10.2 s, less the
+    share sampled) is less than the other's 10.5 s."""
+    _registered_plans(
+        monkeypatch,
+        clock,
+        {"indexed": 10.2, "plain": 10.5},
+        preparing={"indexed": 1.0},
+        keeping=("indexed",),
+    )
+    strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
+    choice = auto_module.choose_join_method(
+        "auto", strings, None, get_metric("levenshtein"), 0, None
+    )
+    assert choice.estimates["indexed"] > choice.estimates["plain"]
+    assert choice.name == "indexed"
 
 
 def test_a_fixed_cost_per_call_does_not_drop_the_faster_method(monkeypatch, clock, caplog):
