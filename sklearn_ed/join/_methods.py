@@ -43,11 +43,10 @@ class JoinMethod:
         kept), or None where the method declines (a sample says it cannot
         win); it may say ``settled`` (true when another sample would time
         the same work: ``"auto"`` samples it no more) and ``kept`` (the share
-        of the join's work its samples did and ``blocks()`` reuses). ``"auto"`` times the
-        preparation and the samples of each exact method with a plan and
-        runs the one whose run, its preparation done, it estimates the
-        shortest; None: auto never picks the
-        method.
+        of the join's work its samples did and ``blocks()`` reuses).
+        ``"auto"`` times the preparation and the samples of each exact
+        method with a plan and runs the one whose run, its preparation
+        done, it estimates the shortest; None: auto never picks the method.
     small_joins : bool, default=False
         Whether ``"auto"`` takes this method, without timing any, for joins of
         at most ``SMALL_JOIN_PAIRS`` pairs (where a sample costs as much as
