@@ -18,6 +18,7 @@ once, and would time a cheaper search than users get.
 
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -89,18 +90,22 @@ def time_queries(search, n_neighbors, n_candidates, brute_estimate, random_state
     )
     warm, timed = np.split(np.arange(len(exclude)), [_UNTIMED_QUERIES])
     n_neighbors = max(1, min(n_neighbors, search.n_items - 1))
-
-    def seconds(answering, rows, **count):
-        start = time.perf_counter()
-        answering.kneighbors(take_items(queries, rows), n_neighbors, exclude=exclude[rows], **count)
-        return (time.perf_counter() - start) / len(rows)
-
-    seconds(search, warm, n_candidates=n_candidates)
-    filter_seconds = seconds(search, timed, n_candidates=n_candidates)
+    timing = partial(_seconds_per_query, queries=queries, exclude=exclude, n_neighbors=n_neighbors)
+    timing(search, warm, n_candidates=n_candidates)
+    filter_seconds = timing(search, timed, n_candidates=n_candidates)
     if filter_seconds < _CLOSE_SHARE * brute_estimate:
         return QueryTiming(filter_seconds, brute_estimate, brute_timed=False)
     brute = BruteSearch(search.metric, n_jobs=search.n_jobs).build(search.items)
-    return QueryTiming(filter_seconds, seconds(brute, timed), brute_timed=True)
+    return QueryTiming(filter_seconds, timing(brute, timed), brute_timed=True)
+
+
+def _seconds_per_query(answering, rows, queries, exclude, n_neighbors, **count):
+    """Mean seconds of ``answering.kneighbors`` on ``queries[rows]`` (each
+    leaving out ``exclude[rows]``, none where ``exclude`` is None)."""
+    left_out = None if exclude is None else exclude[rows]
+    start = time.perf_counter()
+    answering.kneighbors(take_items(queries, rows), n_neighbors, exclude=left_out, **count)
+    return (time.perf_counter() - start) / len(rows)
 
 
 def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None):
@@ -133,13 +138,13 @@ def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None):
         The mean over :data:`TIMED_QUERIES` pseudo-queries.
     """
     rng = check_random_state(random_state)
-    queries, _ = pseudo_queries(items, _UNTIMED_QUERIES + TIMED_QUERIES, rng, strings=True)
+    queries, exclude = pseudo_queries(items, _UNTIMED_QUERIES + TIMED_QUERIES, rng, strings=True)
+    warm, timed = np.split(np.arange(len(exclude)), [_UNTIMED_QUERIES])
     n_neighbors = max(1, min(n_neighbors, len(items)))
     brute = BruteSearch(metric, n_jobs=n_jobs).build(items)
-    brute.kneighbors(queries[:_UNTIMED_QUERIES], n_neighbors)
-    start = time.perf_counter()
-    brute.kneighbors(queries[_UNTIMED_QUERIES:], n_neighbors)
-    return (time.perf_counter() - start) / TIMED_QUERIES
+    timing = partial(_seconds_per_query, queries=queries, exclude=None, n_neighbors=n_neighbors)
+    timing(brute, warm)
+    return timing(brute, timed)
 
 
 def pseudo_queries(items, n_queries, rng, *, strings):
