@@ -22,7 +22,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..distances import candidate_distances, ragged_candidate_distances
-from ..index import embed_for_index, embedding_spec, make_index, sort_by_value
+from ..index import embed_for_index, embedding_spec, make_index, sort_by_value, sort_rows
 from ..utils import SavedStateError, apply_processor, check_items, saved_class, take_items
 from ._batching import FIT_BATCH_SIZE, appended_items, batches
 from ._exact import ExactPasses, empty_top_k
@@ -181,7 +181,9 @@ class FittedSearch(ExactPasses):
         had_near = self._usable(getattr(self, "_near_segments", None))
         self._bound_segments = self._extended(getattr(self, "_bound_segments", None), bound)
         self._near_segments = self._extended(getattr(self, "_near_segments", None), near)
-        far = self.metric.far_lookup if policy.with_far else None
+        far = self.metric.far_lookup if policy.far_depth else None
+        if far is not None:
+            far = functools.partial(far, depth=policy.far_depth)
         self._far_segments = self._extended(getattr(self, "_far_segments", None), far)
         self.bound = self._bound_segments if self._usable(self._bound_segments) else None
         self.near = self._near_segments if self._usable(self._near_segments) else None
@@ -409,6 +411,8 @@ class FittedSearch(ExactPasses):
             none_yet = empty_top_k(len(queries), n_neighbors)
             no_candidates = np.empty((len(queries), 0), np.int64)
             return self.verify_bounded(queries, none_yet, no_candidates, exclude, n_candidates)
+        if not self.policy.exact and self.far is not None:
+            return self._far_then_filtered(queries, n_neighbors, n_candidates, exclude)
         candidates = self.candidates(queries, n_candidates, exclude)
         found = self.refine(queries, candidates, n_neighbors)
         counts = (candidates >= 0).sum(axis=1)
@@ -416,6 +420,30 @@ class FittedSearch(ExactPasses):
             found, extra = self.verify_bounded(queries, found, candidates, exclude)
             counts += extra
         return found, counts
+
+    def _far_then_filtered(self, queries, n_neighbors, n_candidates, exclude):
+        """The far lookup's exact answers; the queries it leaves get its items
+        (every one within its reach) and the filter's nearest beyond."""
+        done, (distances, indices), counts = self.answer_far(queries, n_neighbors, exclude)
+        rest = np.flatnonzero(~done)
+        if rest.size:
+            batch = take_items(queries, rest)
+            candidates = self.candidates(
+                batch, n_candidates, None if exclude is None else exclude[rest]
+            )
+            # Items the lookup verified are not refined again (nor counted twice).
+            known = indices[rest]
+            keys = np.arange(len(rest))[:, None] * self.n_items
+            seen = np.isin(keys + candidates, (keys + known)[known >= 0])
+            candidates[seen & (candidates >= 0)] = -1
+            found = self.refine(batch, candidates, n_neighbors)
+            merged = sort_rows(
+                np.concatenate([distances[rest], found[0]], axis=1),
+                np.concatenate([known, found[1]], axis=1),
+            )
+            distances[rest], indices[rest] = (part[:, :n_neighbors] for part in merged)
+            counts[rest] += (candidates >= 0).sum(axis=1)
+        return (distances, indices), counts
 
     def neighbors_and_ties(self, queries, n_neighbors, n_candidates, exclude=None):
         """The top-``n_neighbors`` and, per query, every item at the k-th distance
@@ -713,7 +741,7 @@ def _at(distances, indices, kth):
 _GIVEN_UP = {
     "_bound_segments": {"with_bound": False},
     "_near_segments": {"near_depth": 0},
-    "_far_segments": {"with_far": False},
+    "_far_segments": {"far_depth": 0},
 }
 # A saved search's policy keys: the policy's fields, and the older saves'.
-_POLICY_KEYS = (*SearchPolicy.__dataclass_fields__, "with_near")
+_POLICY_KEYS = (*SearchPolicy.__dataclass_fields__, "with_near", "with_far")

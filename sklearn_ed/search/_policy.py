@@ -10,6 +10,7 @@ one :class:`SearchPolicy` that the :class:`FittedSearch` then follows.
 
 from dataclasses import asdict, dataclass, replace
 
+from ..utils import saved_int
 from ._batching import short_strings
 
 # Depth of the near lookup (edits it answers within) beside the filter: most
@@ -19,6 +20,15 @@ FILTER_NEAR_DEPTH = 1
 # Depth of the near lookup of exact search, where every query is answered
 # exactly: the passes within two edits answer most of them without the bound.
 EXACT_NEAR_DEPTH = 2
+# Depth of the far lookup (deletions per half; it answers within twice that
+# plus one edits). Beside the filter, 1: every query with its neighbors
+# within 3 edits is answered exactly, for about the entries of the near
+# lookup. On a million words, the misspellings beyond one edit took the
+# filter 2.5 ms each and missed the nearest word of a third of those 3 edits
+# away; the lookup answers them in about 1 ms, exactly. Exact search, 2 (up to
+# 5 edits, twice the entries).
+FILTER_FAR_DEPTH = 1
+EXACT_FAR_DEPTH = 2
 
 
 @dataclass(frozen=True)
@@ -27,7 +37,7 @@ class SearchPolicy:
 
     Parameters
     ----------
-    exact, with_bound, near_depth, with_far, refine_cutoff, calibrated_radius, all_ties
+    exact, with_bound, near_depth, far_depth, refine_cutoff, calibrated_radius, all_ties
         The attributes of the same names (below). Each defaults to off
         (``False``, ``0`` or ``0.0``); :meth:`decide` sets them from the
         metric, the base and the estimator's parameters. The policy is
@@ -44,9 +54,12 @@ class SearchPolicy:
     near_depth : int
         Depth of the metric's near lookup (0: none): :meth:`FittedSearch.kneighbors`
         answers from it, exactly, every query with enough items within it.
-    with_far : bool
-        Keep the metric's far lookup (exact search): the items within its
-        ``max_distance`` come from it instead of the bound.
+    far_depth : int
+        Depth of the metric's far lookup (0: none): the items within its
+        ``max_distance`` come from it instead of the bound (exact search,
+        depth 2); beside the filter (depth 1, short strings),
+        :meth:`FittedSearch.kneighbors` answers from it, exactly, every
+        query the near lookup leaves with enough items within it.
     refine_cutoff : bool
         Compute the distances past the first ``k`` candidates with the k-th
         as a cut-off (the metric abandons beyond it); not for short strings,
@@ -62,7 +75,7 @@ class SearchPolicy:
     exact: bool = False
     with_bound: bool = False
     near_depth: int = 0
-    with_far: bool = False
+    far_depth: int = 0
     refine_cutoff: bool = False
     calibrated_radius: float = 0.0
     all_ties: bool = False
@@ -79,15 +92,16 @@ class SearchPolicy:
         ----------
         metric : Metric
             The exact distance (a :class:`~sklearn_ed.distances.Metric`):
-            its ``lower_bound``, ``near_lookup``, ``normalized`` and
-            ``supports_cutoff`` decide what the search keeps.
+            its ``lower_bound``, ``near_lookup``, ``far_lookup``,
+            ``normalized`` and ``supports_cutoff`` decide what the search
+            keeps.
         X : array-like of shape (n_samples,) or (n_samples, n_features)
             The base the search is fitted on; strings of mean length at most
-            64 (short strings) get the near lookup, the lower bound for
-            radius queries, and no refine cut-off.
+            64 (short strings) get the near and far lookups, the lower
+            bound for radius queries, and no refine cut-off.
         exact : bool, default=False
-            Exact search: keep the lower bound, the far lookup and a near
-            lookup of depth 2 (where the metric has them).
+            Exact search: keep the lower bound, and near and far lookups
+            of depth 2 (where the metric has them).
         radius : float or None, default=None
             The estimator's default radius; ``None`` for an estimator
             without radius queries. The calibration covers it unless the
@@ -106,9 +120,11 @@ class SearchPolicy:
         # keeps: q-grams cannot see one edit in a three-letter word, and
         # verifying short strings is cheap.
         radius_bound = radius is not None and has_bound and short
-        near_depth = 0
+        near_depth = far_depth = 0
         if metric.near_lookup is not None and (exact or short):
             near_depth = EXACT_NEAR_DEPTH if exact else FILTER_NEAR_DEPTH
+        if metric.far_lookup is not None and (exact or short):
+            far_depth = EXACT_FAR_DEPTH if exact else FILTER_FAR_DEPTH
         # A normalized metric's default radius (1.0) would calibrate every
         # pair (20 million on 100,000 words, minutes of fit): its radii
         # beyond the calibrated ones scale in proportion instead.
@@ -117,7 +133,7 @@ class SearchPolicy:
             exact=exact,
             with_bound=exact or radius_bound,
             near_depth=near_depth,
-            with_far=exact,
+            far_depth=far_depth,
             refine_cutoff=metric.supports_cutoff and not short,
             calibrated_radius=calibrated,
             all_ties=all_ties,
@@ -148,13 +164,15 @@ class SearchPolicy:
     def from_state(cls, state):
         """The policy of a saved search; saves older than the policy held
         ``with_near``, a ``near_depth`` where ``None`` meant the metric's
-        own (2), and no ``refine_cutoff`` (decided per query batch then).
+        own (2), ``with_far`` (a far lookup of depth 2) and no
+        ``refine_cutoff`` (decided per query batch then).
 
         Parameters
         ----------
         state : dict
             The saved values: :meth:`as_state`'s, or an older save's (also
-            ``with_near``; no ``exact``, which then follows ``with_far``).
+            ``with_near`` and ``with_far``; no ``exact``, which then follows
+            ``with_far``).
             Keys that are not fields are ignored; missing fields take their
             defaults.
 
@@ -169,6 +187,11 @@ class SearchPolicy:
         if with_near is not None:
             depth = (EXACT_NEAR_DEPTH if depth is None else depth) if with_near else 0
         state["near_depth"] = int(depth or 0)
-        state.setdefault("exact", state.get("with_far", False))
+        with_far = state.pop("with_far", None)
+        if with_far is not None:
+            state.setdefault("far_depth", EXACT_FAR_DEPTH if with_far else 0)
+        far_depth = state.get("far_depth", 0)
+        state["far_depth"] = saved_int(far_depth, "far_depth", 0, EXACT_FAR_DEPTH + 1)
+        state.setdefault("exact", bool(with_far))
         fields = cls.__dataclass_fields__
         return cls(**{name: value for name, value in state.items() if name in fields})

@@ -7,6 +7,7 @@ are the developer interface between subpackages, not part of the user API
 they may change between releases.
 """
 
+from ._hash_order import hash_order
 from ._invariants import SavedStateError, saved_array, saved_int
 from ._logging import log_progress
 from ._memory import available_memory

@@ -172,17 +172,19 @@ def test_empty_strings_are_valid():
 
 
 def test_unseen_characters_and_long_queries_are_handled():
+    # 4 edits from "abc": beyond the lookups, the query goes through the filter.
+    query = "\u00e9\u00e9abc\U0001f600\U0001f600"
     search = FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=1, random_state=0).fit(
         ["abc", "abd", "xyz"]
     )
     with pytest.warns(UserWarning, match="longer than max_length=3"):
-        distances, indices = search.kneighbors(["\u00e9abc\U0001f600"])
-    assert indices[0, 0] == 0 and distances[0, 0] == 2  # exact metric sees the whole query
+        distances, indices = search.kneighbors([query])
+    assert indices[0, 0] == 0 and distances[0, 0] == 4  # exact metric sees the whole query
     default = FilterRefineNeighbors(n_neighbors=1).fit(["abc", "abd", "xyz"])
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # q-gram profiles have no length limit
-        distances, indices = default.kneighbors(["\u00e9abc\U0001f600"])
-    assert indices[0, 0] == 0 and distances[0, 0] == 2
+        distances, indices = default.kneighbors([query])
+    assert indices[0, 0] == 0 and distances[0, 0] == 4
 
 
 def test_too_many_neighbors_is_rejected():

@@ -117,10 +117,44 @@ def test_queries_within_one_edit_are_answered_exactly_without_exact_mode():
     filter_only = FilterRefineNeighbors(
         QGramEmbedder(), n_neighbors=1, n_candidates=1, check_recall=False
     ).fit(words)
-    filter_only.search_.near = None
+    filter_only.search_.near = filter_only.search_.far = None
     assert (filter_only.kneighbors(queries)[0][answered] != distances[answered]).any()
     with pytest.raises(ValueError, match=r"limits must be in \[0, 2\]"):
         DeletionIndex(["kitten"]).within(["kitten"], [3])
+
+
+@pytest.mark.parametrize("n_neighbors", [1, 4])
+def test_queries_within_three_edits_are_answered_exactly_without_exact_mode(n_neighbors):
+    """Beside the filter, the halves lookup of depth 1 answers exactly every
+    query the near lookup leaves with k items within 3 edits; the others
+    keep every item within 3 and take the rest from the filter (one
+    candidate, from a q-gram filter: alone, it misses a fifth of them)."""
+    rng = np.random.default_rng(6)
+    letters = "abcdefghijklmnop"
+    words = list(dict.fromkeys(random_strings(3000, (6, 11), alphabet=letters, seed=6)))
+    queries = [mutate(word, 3, rng, letters) for word in words[::10]]
+    queries += ["zzzzzzzzzzzzzzzzzzz", ""]  # nothing within 3 edits
+    search = FilterRefineNeighbors(
+        QGramEmbedder(), n_neighbors=n_neighbors, n_candidates=n_neighbors, check_recall=False
+    ).fit(words)
+    assert search.search_.far.max_distance == 3 and search.search_.bound_stages == ()
+    distances, indices = search.kneighbors(queries)
+    expected_distances, expected_indices = brute_force(queries, words, n_neighbors)
+    within = expected_distances[:, -1] <= 3
+    assert within.sum() >= 15 and (~within).sum() >= 2
+    np.testing.assert_array_equal(distances[within], expected_distances[within])
+    np.testing.assert_array_equal(indices[within], expected_indices[within])
+    # A query left with fewer than k items within 3 keeps all of them first.
+    for row in np.flatnonzero(~within):
+        close = expected_indices[row][expected_distances[row] <= 3]
+        np.testing.assert_array_equal(indices[row, : len(close)], close)
+        assert len(set(indices[row])) == n_neighbors
+    filter_only = FilterRefineNeighbors(
+        QGramEmbedder(), n_neighbors=n_neighbors, n_candidates=n_neighbors, check_recall=False
+    ).fit(words)
+    filter_only.search_.far = None
+    missed = filter_only.kneighbors(queries)[0][within] != expected_distances[within]
+    assert missed.any(axis=1).mean() > 0.1
 
 
 def test_exact_nearest_word_of_misspellings_verifies_few_items():

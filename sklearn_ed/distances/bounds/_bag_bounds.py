@@ -86,6 +86,18 @@ def _count(code_points, offsets, ascii_buckets, counts):
             counts[row, bucket] += 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def bag_distance(query_counts, query_lengths, query, item_counts, item_lengths, item):
+    """The bag distance ``max(n, m) - s`` of query row ``query`` and item
+    ``item``, from :func:`character_counts` of each: a lower bound of
+    Levenshtein and Indel (the module's docstring), one gather of an item's
+    counts, for candidate lists (brute force scans every item instead)."""
+    shared = 0
+    for bucket in range(query_counts.shape[1]):
+        shared += min(query_counts[query, bucket], item_counts[item, bucket])
+    return max(query_lengths[query], item_lengths[item]) - shared
+
+
 # The forms of the bound, by what the shared count ``s`` bounds.
 JARO, LONGER, SUM = 0, 1, 2
 # Bounds are shrunk by one part in 10^12, so that rounding never lifts one

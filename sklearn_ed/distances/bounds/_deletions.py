@@ -20,6 +20,7 @@ from numba import njit
 
 from ...utils import (
     available_memory,
+    hash_order,
     run_starts,
     saved_array,
     saved_class,
@@ -43,8 +44,6 @@ _BUILD_BYTES_PER_ENTRY = 29
 _MAX_ENTRIES = None
 _MEMORY_SHARE = 1 / 3
 _MIN_BUDGET = 2**26
-# Variants hashed at once (bounds the temporary matrices).
-_HASH_BLOCK = 2**22
 
 
 def deletion_entries(lengths, depth):
@@ -128,11 +127,11 @@ class DeletionIndex:
         self.n_items = len(strings)
         self._longest = max(map(len, strings), default=0)
         hashes, items, deleted = deletion_variants(strings, depth)
-        order = np.argsort(hashes)
         # Each column is replaced by its sorted copy in turn, so that the
         # build holds at most one column twice (its peak bounds the budget).
-        self._hashes = SortedHashes(hashes[order])
+        sorted_hashes, order = hash_order(hashes)
         del hashes
+        self._hashes = SortedHashes(sorted_hashes)
         self._items = items[order]
         del items
         self._deleted = deleted[order]
@@ -266,65 +265,60 @@ def expand_ranges(starts, counts):
 def deletion_variants(strings, depth):
     """Hashes of every deletion variant of every string, its string and its deletions."""
     code_points, offsets = to_code_points(strings)
-    lengths = np.diff(offsets)
-    parts = []
-    for length in np.unique(lengths):
-        rows = np.flatnonzero(lengths == length)
-        per_string = int(deletion_entries([length], depth)[0])
-        step = max(1, _HASH_BLOCK // per_string)
-        for block in range(0, len(rows), step):
-            chunk = rows[block : block + step]
-            positions = offsets[chunk][:, None] + np.arange(length)
-            symbols = code_points[positions].astype(np.uint64) + np.uint64(1)
-            parts.extend(_hash_deletions(symbols, chunk, depth))
-    if not parts:
-        empty = np.empty(0, dtype=np.uint64)
-        return empty, np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int8)
-    hashes, rows, deleted = (np.concatenate(column) for column in zip(*parts))
+    counts = deletion_entries(np.diff(offsets), depth)
+    starts = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    hashes = np.empty(starts[-1], dtype=np.uint64)
+    rows = np.empty(starts[-1], dtype=np.int32)
+    deleted = np.empty(starts[-1], dtype=np.int8)
+    _hash_deletions(code_points, offsets, depth, starts, hashes, rows, deleted)
     return hashes, rows, deleted
 
 
-def _hash_deletions(symbols, rows, depth):
-    """(hashes, rows, deletions) of the variants of equal-length strings ``symbols``."""
-    n, length = symbols.shape
-    with np.errstate(over="ignore"):
-        powers = np.cumprod(np.concatenate([[1], np.full(length, _BASE)]).astype(np.uint64))
-        prefix = np.zeros((n, length + 1), dtype=np.uint64)
+@njit(cache=True, nogil=True)
+def _hash_deletions(code_points, offsets, depth, starts, hashes, rows, deleted):
+    """Fill the variants of string ``row`` at ``starts[row]``: the polynomial hash
+    of the string with up to ``depth`` characters left out (symbols are code
+    points plus one), from prefix hashes, then mixed with the variant's length."""
+    longest = 0
+    for row in range(len(offsets) - 1):
+        longest = max(longest, offsets[row + 1] - offsets[row])
+    powers = np.ones(longest + 1, dtype=np.uint64)
+    for position in range(longest):
+        powers[position + 1] = powers[position] * _BASE
+    prefix = np.zeros(longest + 1, dtype=np.uint64)
+    for row in range(len(offsets) - 1):
+        first, length = offsets[row], offsets[row + 1] - offsets[row]
         for position in range(length):
-            prefix[:, position + 1] = prefix[:, position] * _BASE + symbols[:, position]
-
-        def substring(start, stop):
-            """Hashes of ``symbols[:, start:stop]`` (arrays of starts and stops)."""
-            return prefix[:, stop] - prefix[:, start] * powers[stop - start]
-
-        full = np.arange(length + 1)
-        found = [(prefix[:, [length]], 0, length)]
-        if depth >= 1 and length >= 1:
-            first = np.arange(length)
-            one = substring(full[:1], first) * powers[length - 1 - first] + substring(
-                first + 1, full[-1:]
-            )
-            found.append((one, 1, length - 1))
-        if depth >= 2 and length >= 2:
-            first, second = np.triu_indices(length, k=1)
-            two = (
-                substring(full[:1], first) * powers[length - 2 - first]
-                + substring(first + 1, second) * powers[length - 1 - second]
-                + substring(second + 1, full[-1:])
-            )
-            found.append((two, 2, length - 2))
-        for hashes, deleted, variant_length in found:
-            mixed = _finalize(hashes + np.uint64(variant_length) * _LENGTH_MIX)
-            yield (
-                mixed.ravel(),
-                np.repeat(rows.astype(np.int32), hashes.shape[1]),
-                np.full(mixed.size, deleted, dtype=np.int8),
-            )
+            symbol = np.uint64(code_points[first + position]) + np.uint64(1)
+            prefix[position + 1] = prefix[position] * _BASE + symbol
+        out = starts[row]
+        hashes[out], deleted[out] = _mixed(prefix[length], length), 0
+        out += 1
+        for one in range(length if depth >= 1 else 0):
+            left = prefix[one] * powers[length - 1 - one]
+            hashes[out] = _mixed(left + _piece(prefix, powers, one + 1, length), length - 1)
+            deleted[out] = 1
+            out += 1
+        for one in range(length if depth >= 2 else 0):
+            left = prefix[one] * powers[length - 2 - one]
+            for two in range(one + 1, length):
+                middle = _piece(prefix, powers, one + 1, two) * powers[length - 1 - two]
+                right = _piece(prefix, powers, two + 1, length)
+                hashes[out], deleted[out] = _mixed(left + middle + right, length - 2), 2
+                out += 1
+        rows[starts[row] : out] = row
 
 
-def _finalize(hashes):
-    """Spread the bits of polynomial hashes (splitmix64's finalizer)."""
-    with np.errstate(over="ignore"):
-        hashes = (hashes ^ (hashes >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        hashes = (hashes ^ (hashes >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return hashes ^ (hashes >> np.uint64(31))
+@njit(cache=True, nogil=True, inline="always")
+def _piece(prefix, powers, start, stop):
+    return prefix[stop] - prefix[start] * powers[stop - start]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mixed(value, variant_length):
+    """The variant's hash with its length mixed in, spread (splitmix64's finalizer)."""
+    value = value + np.uint64(variant_length) * _LENGTH_MIX
+    value = (value ^ (value >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    value = (value ^ (value >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return value ^ (value >> np.uint64(31))
