@@ -189,7 +189,8 @@ def test_scorers_score_pipelines_as_their_last_step():
         QGramEmbedder(q=2).fit(words), words
     )
     rng = np.random.default_rng(0)
-    strings = ["".join(rng.choice(list("abcd"), 8)) for _ in range(90)]
+    # Long strings: no lookup answers them, the number of candidates decides.
+    strings = ["".join(rng.choice(list("abcd"), 70)) for _ in range(90)]
     grid = GridSearchCV(
         make_pipeline(lower, FilterRefineNeighbors(CGKEmbedder(random_state=0), n_neighbors=3)),
         {"filterrefineneighbors__n_candidates": [3, 60]},

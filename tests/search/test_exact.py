@@ -88,10 +88,13 @@ def test_deletion_index_finds_every_item_within_and_bounds_the_distance(base, qu
 def test_deletion_index_is_kept_for_short_strings_only():
     assert deletion_index(["kitten", "sitting"]).depth == 2
     assert deletion_index(["ab" * 40, "ba" * 40]) is None
-    # Without exact=True, short strings get an index of depth 1; reads none.
+    # Without exact=True, words get an index of depth 2, strings of 30 to 60
+    # characters (over 256 variants of depth 2 each) one of depth 1; reads none.
     words = ["kitten", "sitting", "mitten", "bitten"] * 3
     approximate = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2)
-    assert approximate.fit(words).search_.near.depth == 1
+    assert approximate.fit(words).search_.near.depth == 2
+    names = random_strings(20, (30, 60), seed=4)
+    assert approximate.fit(names).search_.near.depth == 1
     exact = FilterRefineNeighbors(QGramEmbedder(), n_neighbors=1, n_candidates=2, exact=True)
     assert exact.fit(words).search_.near.depth == 2
     reads = random_strings(20, (200, 300), seed=4)
