@@ -71,9 +71,10 @@ def process_strings(label, strings):
     return np.array([function(s) for s in strings], dtype=object)
 
 
-def distances(queries, base, metric, cutoff=None, workers=N_JOBS):
-    """cdist of ``queries`` x ``base`` as distances (float64; beyond ``cutoff``:
-    some value above it)."""
+def distances(queries, base, metric, cutoff=None, workers=N_JOBS, native=False):
+    """cdist of ``queries`` x ``base`` as distances (float64, or with ``native``
+    the int32 rapidfuzz returns for edit counts; beyond ``cutoff``: some value
+    above it)."""
     scorer, unit, kwargs = SCORERS[metric]
     if unit == "percent":
         score_cutoff = None if cutoff is None else max(100.0 * (1.0 - cutoff) - 1e-4, 0.0)
@@ -90,7 +91,7 @@ def distances(queries, base, metric, cutoff=None, workers=N_JOBS):
     dtype = np.int32 if unit == "edits" else np.float64
     if cutoff is not None and unit == "share":
         cutoff = min(cutoff + 1e-6, 1.0)
-    return process.cdist(
+    found = process.cdist(
         queries,
         base,
         scorer=scorer,
@@ -98,7 +99,8 @@ def distances(queries, base, metric, cutoff=None, workers=N_JOBS):
         dtype=dtype,
         workers=workers,
         scorer_kwargs=kwargs or None,
-    ).astype(np.float64)
+    )
+    return found if native else found.astype(np.float64)
 
 
 def paired_distances(left, right, metric, workers=N_JOBS):

@@ -525,6 +525,17 @@ RUNS = [
         minutes=12,
         docs="benchmarks/matrix_knn",
     ),
+    Run(
+        "matrix_knn_words",
+        "bench_matrix",
+        "--part knn --bases multilingual:1000000 words:300000,1000000 "
+        "--metrics levenshtein --processors none "
+        "--queries codespell,edits1,edits2,edits3,keyboard,ocr,transpose,sampled "
+        "--k 1 --n-queries 1000 --n-judged 200 --cell-timeout 900 "
+        "--json '{results}/matrix_knn_words.json'",
+        minutes=15,
+        docs="benchmarks/matrix_knn",
+    ),
     Run("partial_fit", "bench_partial_fit", "", minutes=4, docs="user_guide/index"),
     Run(
         "words_scale",
