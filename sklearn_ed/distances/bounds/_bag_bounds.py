@@ -98,6 +98,31 @@ def bag_distance(query_counts, query_lengths, query, item_counts, item_lengths, 
     return max(query_lengths[query], item_lengths[item]) - shared
 
 
+def character_masks(counts):
+    """The buckets each string uses, one bit each: 8 bytes a string where its
+    counts take 64 (:func:`unshared_buckets` reads them)."""
+    bits = np.packbits(counts > 0, axis=1, bitorder="little")
+    return np.ascontiguousarray(bits).view(np.uint64)[:, 0]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def unshared_buckets(query_mask, item_mask):
+    """A lower bound of the bag distance from the masks alone: the buckets one
+    string uses and the other does not. Each holds a character of the first
+    beyond the shared ones (``n - s`` and ``m - s`` count them all)."""
+    return max(_popcount(query_mask & ~item_mask), _popcount(item_mask & ~query_mask))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _popcount(bits):
+    bits = bits - ((bits >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    bits = (bits & np.uint64(0x3333333333333333)) + (
+        (bits >> np.uint64(2)) & np.uint64(0x3333333333333333)
+    )
+    bits = (bits + (bits >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (bits * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
 # The forms of the bound, by what the shared count ``s`` bounds.
 JARO, LONGER, SUM = 0, 1, 2
 # Bounds are shrunk by one part in 10^12, so that rounding never lifts one

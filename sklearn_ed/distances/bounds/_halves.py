@@ -50,7 +50,7 @@ import numpy as np
 from numba import njit
 
 from ...utils import hash_order, tagged_hashes
-from ._bag_bounds import bag_distance, character_counts
+from ._bag_bounds import bag_distance, character_counts, character_masks, unshared_buckets
 from ._deletions import (
     SortedHashes,
     deletion_entries,
@@ -128,6 +128,7 @@ class HalvesIndex:
             self._tiers.append(_Tier.of(keys, rows, deleted, ~shallow, _SHALLOW + 1))
         self._present = np.bincount(self._lengths, minlength=1) > 0
         self._counts = character_counts(strings)[0]
+        self._masks = character_masks(self._counts)
 
     @property
     def stages(self):
@@ -217,6 +218,7 @@ class HalvesIndex:
         single edit, are kept for 4 edits."""
         query_counts, query_lengths = character_counts(queries)
         unmatched = _allowed(limits, self.depth) + 1
+        masks = (character_masks(query_counts), self._masks)
         order = np.argsort(query_rows, kind="stable")
         edges = np.searchsorted(query_rows[order], np.arange(len(limits) + 1))
         found, bounds, found_edges = _split_and_bag(
@@ -226,21 +228,26 @@ class HalvesIndex:
             levels[order].astype(np.int8),
             limits,
             unmatched,
-            query_counts,
-            query_lengths,
-            self._counts,
-            self._lengths,
+            masks,
+            (query_counts, query_lengths, self._counts, self._lengths),
         )
+        # Ascending items per query: a sort of the few survivors, apart from
+        # the kernel (a sort inside it took seconds to compile).
+        rows = np.repeat(np.arange(len(limits)), np.diff(found_edges))
+        order = np.lexsort((found, rows))
+        found, bounds = found[order], bounds[order].astype(np.float64)
         return [
-            (found[start:stop], bounds[start:stop].astype(np.float64))
+            (found[start:stop], bounds[start:stop])
             for start, stop in zip(found_edges[:-1], found_edges[1:])
         ]
 
 
 @njit(cache=True, nogil=True)
-def _split_and_bag(edges, items, sides, levels, limits, unmatched, *counts_and_lengths):
+def _split_and_bag(edges, items, sides, levels, limits, unmatched, masks, counts_and_lengths):
     """:meth:`HalvesIndex._candidates` for matches grouped by query (``edges``):
-    the fewest edits per item and side in two scratch rows over the base, no sort."""
+    the fewest edits per side of each item touched, in a scratch pair per
+    base item (reset after each query), with no sort of the matches."""
+    query_masks, item_masks = masks
     query_counts, query_lengths, item_counts, item_lengths = counts_and_lengths
     untouched = np.int8(127)
     fewest = np.full((len(item_lengths), 2), untouched, dtype=np.int8)
@@ -257,7 +264,6 @@ def _split_and_bag(edges, items, sides, levels, limits, unmatched, *counts_and_l
                 touched[n_touched] = item
                 n_touched += 1
             fewest[item, side] = min(fewest[item, side], levels[entry])
-        first = n_found
         for position in range(n_touched):
             item = touched[position]
             prefix, suffix = fewest[item, 0], fewest[item, 1]
@@ -266,13 +272,13 @@ def _split_and_bag(edges, items, sides, levels, limits, unmatched, *counts_and_l
             suffix = unmatched[row] if suffix == untouched else suffix
             if prefix + suffix > limits[row]:
                 continue
+            # The masks (8 bytes an item) rule out most before its 64 counts are read.
+            if unshared_buckets(query_masks[row], item_masks[item]) > limits[row]:
+                continue
             bag = bag_distance(query_counts, query_lengths, row, item_counts, item_lengths, item)
             if bag <= limits[row]:
                 found[n_found], bounds[n_found] = item, bag
                 n_found += 1
-        order = np.argsort(found[first:n_found])
-        found[first:n_found] = found[first:n_found][order]
-        bounds[first:n_found] = bounds[first:n_found][order]
         found_edges[row + 1] = n_found
     return found[:n_found], bounds[:n_found], found_edges
 
