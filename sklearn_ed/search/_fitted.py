@@ -358,10 +358,11 @@ class FittedSearch(ExactPasses):
         """The exact top-``n_neighbors`` of a batch, and the exact distances each took.
 
         First answer from the near lookup (when there is one) the queries it
-        can, exactly; filter ``n_candidates`` for the others by embedding
-        distance and refine them; in exact search then verify every item
-        whose lower bound beats the k-th distance (the answer is then brute
-        force's). ``exclude[i]`` is never an answer of query i. Returns
+        can, exactly; beside the filter, then from the far lookup (within 3
+        edits); filter ``n_candidates`` for the others by embedding distance
+        and refine them; in exact search then verify every item whose lower
+        bound beats the k-th distance (the answer is then brute force's).
+        ``exclude[i]`` is never an answer of query i. Returns
         ``((distances, indices), n_verified)``.
 
         Parameters
