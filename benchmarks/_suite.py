@@ -534,7 +534,7 @@ RUNS = [
         "--k 1 --n-queries 1000 --n-judged 200 --cell-timeout 900 "
         "--json '{results}/matrix_knn_words.json'",
         minutes=15,
-        docs="benchmarks/matrix_knn",
+        docs="benchmarks/matrix_words",
     ),
     Run("partial_fit", "bench_partial_fit", "", minutes=4, docs="user_guide/index"),
     Run(
