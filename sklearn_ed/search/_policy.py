@@ -28,10 +28,10 @@ EXACT_NEAR_DEPTH = 2
 # Depth of the far lookup (deletions per half; it answers within twice that
 # plus one edits). Beside the filter, 1: every query with its neighbors
 # within 3 edits is answered exactly, for about the entries of the near
-# lookup. On a million words, the misspellings beyond one edit took the
-# filter 2.5 ms each and missed the nearest word of a third of those 3 edits
-# away; the lookup answers them in about 1 ms, exactly. Exact search, 2 (up to
-# 5 edits, twice the entries).
+# lookup. On a million words the filter took 2.5 ms for each misspelling
+# beyond one edit, and found a nearest word for 70 % of 1,000 with three
+# random edits; the lookup answers those within 3 in about 1 ms, exactly.
+# Exact search, 2 (up to 5 edits, twice the entries).
 FILTER_FAR_DEPTH = 1
 EXACT_FAR_DEPTH = 2
 
