@@ -73,6 +73,14 @@ def clock(monkeypatch):
     return clock
 
 
+class _Asked(dict):
+    """The rows each method's samples were asked for, and its plans' rows in ``built``."""
+
+    def __init__(self, *arguments):
+        super().__init__(*arguments)
+        self.built = {}
+
+
 def _registered_plans(
     monkeypatch,
     clock,
@@ -82,15 +90,18 @@ def _registered_plans(
     settling=(),
     preparing=None,
     keeping=(),
+    n_rows=1,
 ):
     """Methods whose plans take ``seconds_per_join[name]`` for the whole join
     (on the fake clock), and ``per_call[name]`` more each call, and record the
     rows each sample was asked for; those ``settling`` say they are settled
     after their first timed sample. A plan takes ``preparing[name]`` seconds
-    to build; those ``keeping`` say their samples' share of the join is kept."""
+    to build for ``n_rows`` rows, in proportion to its rows (the rows of
+    each plan built are in ``asked.built[name]``); those ``keeping`` say
+    their samples' share of the join is kept."""
     per_call, preparing = per_call or {}, preparing or {}
     monkeypatch.setattr(methods_module, "_METHODS", {})
-    asked = {name: [] for name in seconds_per_join}
+    asked = _Asked({name: [] for name in seconds_per_join})
 
     def plan_of(name):
         class Plan:
@@ -98,7 +109,8 @@ def _registered_plans(
                 self.arguments = (left, right, spec, limit, n_jobs)
                 self.settled = False
                 self.kept = 0.0
-                clock.now += preparing.get(name, 0.0)
+                clock.now += preparing.get(name, 0.0) * len(left) / n_rows
+                asked.built.setdefault(name, []).append(len(left))
 
             def sample(self, rows):
                 asked[name].append(len(rows))
@@ -155,6 +167,7 @@ def test_a_close_call_goes_to_the_method_that_needs_less_time_from_there(monkeyp
         {"indexed": 10.2, "plain": 10.5},
         preparing={"indexed": 1.0},
         keeping=("indexed",),
+        n_rows=100_000,
     )
     strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
     choice = auto_module.choose_join_method(
@@ -162,6 +175,27 @@ def test_a_close_call_goes_to_the_method_that_needs_less_time_from_there(monkeyp
     )
     assert choice.estimates["indexed"] > choice.estimates["plain"]
     assert choice.name == "indexed"
+
+
+def test_a_preparation_dearer_than_another_join_is_not_made(monkeypatch, clock, caplog):
+    """Pilots on 64 rows (the fixed cost) and on every 16th row put the
+    index at 19 s where the other method joins in 10 s: the index is never
+    built for the whole join."""
+    asked = _registered_plans(
+        monkeypatch,
+        clock,
+        {"indexed": 1.0, "plain": 10.0},
+        preparing={"indexed": 20.0},
+        n_rows=20_000,
+    )
+    strings = [f"w{i:05d}" for i in range(20_000)]
+    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
+        similarity_join(strings, threshold=1)
+    assert "chose 'plain'" in caplog.text
+    assert "indexed 19 s to prepare, not prepared" in caplog.text
+    assert asked.built["indexed"] == [64, 1_250] and asked["indexed"] == []
+    # Prepared, plain was timed on its own: one untimed row, then 8 rows.
+    assert asked.built["plain"] == [64, 1_250, 20_000] and asked["plain"] == [1, 8]
 
 
 def test_a_fixed_cost_per_call_does_not_drop_the_faster_method(monkeypatch, clock, caplog):

@@ -24,6 +24,7 @@ from sklearn_ed import (
     iter_similarity_join,
     similarity_join,
 )
+from sklearn_ed.distances import get_metric
 
 SCORERS = {
     "levenshtein": Levenshtein.distance,
@@ -463,3 +464,27 @@ def test_a_threshold_beyond_the_lengths_keeps_every_pair_of_series():
     pairs = list(zip(left.tolist(), right.tolist()))
     assert sorted(pairs) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
     assert distances.max() > 4 and distances[pairs.index((0, 3))] == 0
+
+
+@pytest.mark.parametrize(
+    "metric, threshold",
+    [("normalized_indel", 0.15), ("normalized_levenshtein", 0.3), ("jaro_winkler", 0.1)],
+)
+@pytest.mark.parametrize("self_join", [True, False], ids=["self", "two-lists"])
+@pytest.mark.parametrize("bag", [True, False], ids=["shared-characters", "every-pair"])
+def test_brute_force_bounded_by_the_characters_shared_finds_every_pair(
+    sides, metric, threshold, self_join, bag, monkeypatch
+):
+    """Whichever path the pass rate picks, in blocks (several per thread)."""
+    left, right = sides
+    right = None if self_join else right
+    monkeypatch.setattr(join_module, "BAG_MAX_PASS_RATE", 1.0 if bag else -1.0)
+    monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 500)
+    plan = join_module.BruteJoin(left, right, get_metric(metric), threshold, n_jobs=2)
+    assert (plan.bag is not None) == bag
+    rows, columns, distances = similarity_join(
+        left, right, threshold=threshold, metric=metric, method="brute", n_jobs=2
+    )
+    expected_rows, expected_columns, expected = brute_pairs(left, right, metric, threshold)
+    assert rows.tolist() == expected_rows and columns.tolist() == expected_columns
+    np.testing.assert_allclose(distances, expected)
