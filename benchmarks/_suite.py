@@ -490,10 +490,10 @@ RUNS = [
         "matrix_joins",
         "bench_matrix",
         "--part join --bases records:10000 names:10000 words:10000 "
-        "--metrics levenshtein,normalized_levenshtein,normalized_indel "
+        "--metrics levenshtein,normalized_levenshtein,normalized_indel,jaro,jaro_winkler "
         "--processors none,sort_tokens --n-judged 200 --cell-timeout 300 "
         "--json '{results}/matrix_joins.json'",
-        minutes=9,
+        minutes=14,
         docs="benchmarks/matrix",
     ),
     Run(

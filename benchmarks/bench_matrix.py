@@ -73,6 +73,7 @@ from benchmarks._matrix_metrics import PROCESSORS, string_metrics, thresholds
 from benchmarks._matrix_peers import knn_peers
 from benchmarks._matrix_report import gate_lines, join_rows, join_table, knn_rows, knn_table
 from benchmarks._matrix_workers import prepare
+from sklearn_ed.distances import get_metric
 
 _COUNTER = itertools.count()
 SKIPPED = []  # bases of the join part whose package is missing
@@ -149,6 +150,8 @@ def _group(spec, methods, args, directory, given_up, walls):
         progress(f"{spec['part']} {spec['base']} {spec['n']:,} {spec['metric']} "
                  f"{spec['processor']}: {method}")  # fmt: skip
         exact = [name for name in EXACT_METHODS if name != "brute" or not skip_brute]
+        if get_metric(spec["metric"]).levenshtein_radius is None:  # Jaro: no partition filter
+            exact.remove("partition")
         # The side-by-side worker runs three methods: three cells' time.
         timeout = args.cell_timeout * (len(exact) if method == "exact_joins" else 1)
         reply, found, wall = _run(dict(spec, method=method, methods=exact), directory, timeout)
