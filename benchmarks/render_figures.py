@@ -218,7 +218,8 @@ def dedup_time_growth(out):
         measured = [(size, run) for size, run in zip(results["sizes"], runs) if "seconds" in run]
         sizes, seconds = [size for size, _ in measured], [run["seconds"] for _, run in measured]
         colour = COLOURS["peer" if label.startswith("string_grouper") else "sklearn-ed"]
-        style = "--" if "0.85" in label and label.startswith("sklearn-ed") else "-"
+        ours = label.startswith("sklearn-ed")
+        style = ":" if "recommended" in label else "--" if ours and "0.85" in label else "-"
         ax.plot(sizes, seconds, style, marker=marker, color=colour, label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
