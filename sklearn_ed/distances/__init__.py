@@ -19,7 +19,7 @@ from here only.
 """
 
 from ._registry import Metric, available_metrics, declare_metric_input, get_metric, register_metric
-from .bounds._bag_bounds import JaroBagBound, NormalizedBagBound
+from .bounds._bag_bounds import JaroBagBound, NormalizedBagBound, radius_pair_filter
 
 # The developer interface of sibling subpackages (not in __all__).
 from .bounds._deletions import DeletionIndex, deletion_index, deletion_index_bytes

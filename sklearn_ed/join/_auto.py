@@ -26,10 +26,10 @@ first full one of ``FULL_SAMPLE_ROWS``; the samples then grow, doubling,
 while a method is within ``CLEAR_LEAD`` of the cheapest and their time is
 under ``SAMPLING_SHARE`` of its estimate.
 
-A preparation can cost more than another method's whole join: the partition
-filter's index of 100,000 person records took 0.53 s, where brute force,
-bounded by the characters the records share, joined them in 3.4 s (within
-similarity 0.85 of normalized Indel), and 10,000 records in 0.06 s. So each
+A preparation can cost a large share of another method's whole join: the
+partition filter's index of 100,000 token-sorted person records took 0.53 s,
+an eighth of the join by brute force bounded by the characters the records
+share (4.1 s within similarity 0.85 of normalized Indel), which won. So each
 method is first prepared on every ``PILOT_STEP``-th row of each side and its
 time scaled up; the methods are prepared in that order, and one whose
 preparation would take more than ``PREPARATION_SHARE`` of the least estimate
@@ -94,8 +94,8 @@ class JoinChoice:
     sampling_seconds : float
         Time spent preparing and sampling the methods.
     unprepared : tuple of str
-        The methods whose preparation alone would have taken longer than
-        another's estimated join.
+        The methods not prepared: their preparation alone would have taken
+        more than ``PREPARATION_SHARE`` of another's estimated join.
     """
 
     name: str
@@ -217,8 +217,9 @@ def _sample_until_clear(methods, n_rows, arguments):
     """Sample the methods on the same random rows (see the module docstring)
     until one is left, another round would take the samples beyond
     ``SAMPLING_SHARE`` of the least estimate, or every row was sampled; the
-    methods still in the running. The methods not prepared yet are, after
-    the first round, where they may still win."""
+    methods still in the running. After the first round, the methods not
+    prepared yet are prepared where that is worth it
+    (:meth:`_Methods.prepare_worthwhile`) and sampled on the same rows."""
     order = np.random.default_rng(0).permutation(n_rows)
     for timing in methods.timings:
         timing.first_call(order[:1])

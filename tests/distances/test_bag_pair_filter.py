@@ -62,3 +62,33 @@ def test_the_filter_keeps_few_random_records_and_declines_long_strings(strings):
     long = np.array(["a" * 256, "ab"], dtype=object)
     assert BOUNDS["jaro"](records).pair_filter(long, 0.1) is None
     assert BOUNDS["jaro"](long).pair_filter(records, 0.1) is None
+
+
+@pytest.mark.parametrize("indel", [False, True], ids=["levenshtein", "indel"])
+@pytest.mark.parametrize("threshold", [0, 1, 3, 8])
+def test_the_radius_filter_keeps_every_pair_within_and_rules_out_by_the_count(
+    strings, indel, threshold
+):
+    from rapidfuzz.distance import Indel, Levenshtein
+
+    from sklearn_ed.distances import edit_radius, radius_pair_filter
+
+    scorer = (Indel if indel else Levenshtein).distance
+    queries, items = strings[::3], strings[1::2]
+    pair_filter = radius_pair_filter(queries, items, edit_radius(threshold), indel=indel)
+    rows, columns = pair_filter.pairs(np.arange(len(queries)), 0, len(items))
+    kept = set(zip(rows.tolist(), columns.tolist()))
+    for i, query in enumerate(queries):
+        for j, item in enumerate(items):
+            shared = sum(min(query.count(c), item.count(c)) for c in set(query))
+            bag = (
+                len(query) + len(item) - 2 * shared
+                if indel
+                else max(len(query), len(item)) - shared
+            )
+            if scorer(query, item) <= threshold:
+                assert (i, j) in kept  # lossless
+            # Few characters share a bucket here: what the exact count rules out is ruled out.
+            if bag > threshold and all(ord(c) < 128 for c in query + item):
+                assert (i, j) not in kept
+    assert radius_pair_filter(np.array(["a" * 300], dtype=object), None, edit_radius(2)) is None

@@ -468,7 +468,14 @@ def test_a_threshold_beyond_the_lengths_keeps_every_pair_of_series():
 
 @pytest.mark.parametrize(
     "metric, threshold",
-    [("normalized_indel", 0.15), ("normalized_levenshtein", 0.3), ("jaro_winkler", 0.1)],
+    [
+        ("normalized_indel", 0.15),
+        ("normalized_levenshtein", 0.3),
+        ("jaro_winkler", 0.1),
+        ("levenshtein", 3),
+        ("indel", 4),
+        ("osa", 2),
+    ],
 )
 @pytest.mark.parametrize("self_join", [True, False], ids=["self", "two-lists"])
 @pytest.mark.parametrize("bag", [True, False], ids=["shared-characters", "every-pair"])

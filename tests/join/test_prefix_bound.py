@@ -130,6 +130,7 @@ def test_a_brute_sample_compares_a_bounded_window_through_the_prefix_bound(recor
     strings of 65 to 96 characters), on at most ``BRUTE_SAMPLE_CELLS`` pairs."""
     left, _ = records
     monkeypatch.setattr(join_module, "BRUTE_SAMPLE_CELLS", 500)
+    monkeypatch.setattr(join_module, "BAG_MAX_PASS_RATE", -1.0)  # the prefix bound's path
     bounded = []
     candidates = PrefixBound.candidates
 
