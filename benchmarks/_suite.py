@@ -503,6 +503,7 @@ RUNS = [
         minutes=5,
         docs="benchmarks/matrix",
     ),
+    Run("shared_characters", "bench_shared_characters", minutes=3, docs="user_guide/dedup"),
     Run(
         "matrix_knn_records",
         "bench_matrix",
