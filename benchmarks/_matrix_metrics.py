@@ -121,6 +121,16 @@ def thresholds(metric, strings):
     return THRESHOLDS[family][length]
 
 
-def within(values, threshold):
+def limit(metric, threshold):
+    """The largest computed distance within ``threshold``: the package's
+    (``Metric.limit``). A normalized metric's threshold is widened by its
+    scorer's rounding, so that a pair exactly at it is kept (Jaro-Winkler
+    similarity 0.95 is the distance 0.050000000000000044, not 0.05)."""
+    from sklearn_ed.distances import get_metric
+
+    return get_metric(metric).limit(threshold)
+
+
+def within(values, threshold, metric):
     """Mask of distances within the threshold (exactly at it: kept, as the package)."""
-    return values <= threshold
+    return values <= limit(metric, threshold)

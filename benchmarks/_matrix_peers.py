@@ -163,4 +163,4 @@ def tfidf_join(strings, metric, threshold):
     # The top-n is not symmetric: a pair found from either side counts once.
     pairs = np.unique(np.stack([np.minimum(left, right), np.maximum(left, right)], axis=1), axis=0)
     values = paired_distances(strings[pairs[:, 0]], strings[pairs[:, 1]], metric)
-    return pairs[within(values, threshold)]
+    return pairs[within(values, threshold, metric)]

@@ -65,6 +65,12 @@ FULL_SAMPLE_ROWS = 128
 PILOT_STEP = 16
 PILOT_FIXED_ROWS = 64
 PREPARATION_SHARE = 0.5
+# A join the first method prepared (brute force) is estimated to finish in
+# less time than this is left to it: piloting, preparing and sampling the
+# partition filter made auto take 1.3-1.5 times brute force's time on joins
+# of 10,000 names (the matrix at 93089f4), which the partition filter did
+# not win.
+COMPARED_FROM_SECONDS = 0.05
 # Time spent sampling, at most, as a share of the cheapest estimate.
 SAMPLING_SHARE = 0.03
 # A method estimated this many times dearer than the cheapest is not sampled further.
@@ -95,7 +101,9 @@ class JoinChoice:
         Time spent preparing and sampling the methods.
     unprepared : tuple of str
         The methods not prepared: their preparation alone would have taken
-        more than ``PREPARATION_SHARE`` of another's estimated join.
+        more than ``PREPARATION_SHARE`` of another's estimated join (their
+        estimate is that preparation), or another's join was estimated
+        under ``COMPARED_FROM_SECONDS`` (their estimate is None).
     """
 
     name: str
@@ -146,13 +154,14 @@ def choose_join_method(name, left, right, spec, limit, n_jobs):
 
 def _measured_choice(candidates, left, right, spec, limit, n_jobs):
     start = perf_counter()
-    pilots = {
-        method.name: _pilot_seconds(method, left, right, spec, limit, n_jobs)
-        for method in candidates
-    }
-    methods = _Methods(sorted(candidates, key=lambda method: pilots[method.name]), pilots)
-    while methods.pending and not methods.timings:  # one estimate before any is put aside
-        methods.prepare_next(left, right, spec, limit, n_jobs)
+    arguments = (left, right, spec, limit, n_jobs)
+    # The method for small joins prepares in little time: it goes first,
+    # unpiloted; the others are piloted when they are considered.
+    small = [method for method in candidates if method.small_joins]
+    others = [method for method in candidates if not method.small_joins]
+    methods = _Methods(small, others, lambda method: _pilot_seconds(method, *arguments))
+    while not methods.timings and methods.n_pending:  # one estimate before any is put aside
+        methods.prepare_next(*arguments)
     active = _sample_until_clear(methods, len(left), (left, right, spec, limit, n_jobs))
     chosen = min(active, key=lambda timing: timing.remaining)
     estimates = {timing.method.name: timing.estimate for timing in methods.timings}
@@ -182,16 +191,43 @@ def _pilot_seconds(method, left, right, spec, limit, n_jobs):
 
 
 class _Methods:
-    """The candidate methods of a join, prepared one at a time, in the order
-    of their pilots' estimates."""
+    """The candidate methods of a join, prepared one at a time: those for
+    small joins first, then the others in the order of their pilots'
+    estimates (piloted when first needed)."""
 
-    def __init__(self, ordered, pilots):
-        self.pending, self.pilots = list(ordered), pilots
+    def __init__(self, unpiloted, piloted, pilot):
+        self._unpiloted, self._piloted, self._pilot = list(unpiloted), list(piloted), pilot
+        self.pilots = None
         self.timings, self.declined, self.unprepared = [], (), {}
+
+    @property
+    def pending(self):
+        """The methods neither prepared nor put aside, in the order they come."""
+        if not self._unpiloted:
+            self._order_by_pilots()
+        return self._unpiloted + self._piloted
+
+    def _order_by_pilots(self):
+        if self.pilots is None:  # the pilots run here, once
+            self.pilots = {method.name: self._pilot(method) for method in self._piloted}
+            self._piloted.sort(key=lambda method: self.pilots[method.name])
+
+    def _pop(self):
+        if not self._unpiloted:
+            self._order_by_pilots()
+        return (self._unpiloted or self._piloted).pop(0)
+
+    @property
+    def n_pending(self):
+        """How many methods are pending (no pilot runs to tell)."""
+        return len(self._unpiloted) + len(self._piloted)
+
+    def _put_aside(self, pilot):
+        self.unprepared[self._pop().name] = pilot
 
     def prepare_next(self, *arguments):
         """Prepare the next pending method (its plan may decline); the timing, or None."""
-        timing = _Timing(self.pending.pop(0), *arguments)
+        timing = _Timing(self._pop(), *arguments)
         if timing.plan is None:
             self.declined += (timing.method.name,)
             return None
@@ -200,13 +236,18 @@ class _Methods:
 
     def prepare_worthwhile(self, least, *arguments):
         """Prepare every pending method whose preparation would take at most
-        ``PREPARATION_SHARE`` of ``least`` (put the others aside); those prepared."""
+        ``PREPARATION_SHARE`` of ``least`` (put the others aside, and all of
+        them, unpiloted, where ``least`` is under ``COMPARED_FROM_SECONDS``);
+        those prepared."""
         prepared = []
+        if least < COMPARED_FROM_SECONDS:  # left to the first, unpiloted
+            for method in self._unpiloted + self._piloted:
+                self.unprepared[method.name] = None
+            self._unpiloted, self._piloted = [], []
         while self.pending:
-            method = self.pending[0]
-            if self.pilots[method.name] > PREPARATION_SHARE * least:
-                self.unprepared[method.name] = self.pilots[method.name]
-                self.pending.pop(0)
+            pilot = self.pilots.get(self.pending[0].name) if self.pilots else None
+            if pilot is not None and pilot > PREPARATION_SHARE * least:
+                self._put_aside(pilot)
                 continue
             timing = self.prepare_next(*arguments)
             prepared += [timing] if timing is not None else []
@@ -227,7 +268,7 @@ def _sample_until_clear(methods, n_rows, arguments):
     sizes = _round_sizes()
     size = next(sizes)
     for next_size in sizes:
-        if len(active) + len(methods.pending) < 2 or asked >= n_rows:
+        if len(active) + methods.n_pending < 2 or asked >= n_rows:
             return active
         rows = order[asked : asked + size]
         asked += len(rows)

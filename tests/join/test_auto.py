@@ -91,6 +91,7 @@ def _registered_plans(
     preparing=None,
     keeping=(),
     n_rows=1,
+    small=(),
 ):
     """Methods whose plans take ``seconds_per_join[name]`` for the whole join
     (on the fake clock), and ``per_call[name]`` more each call, and record the
@@ -98,7 +99,8 @@ def _registered_plans(
     after their first timed sample. A plan takes ``preparing[name]`` seconds
     to build for ``n_rows`` rows, in proportion to its rows (the rows of
     each plan built are in ``asked.built[name]``); those ``keeping`` say
-    their samples' share of the join is kept."""
+    their samples' share of the join is kept; those ``small`` are the methods
+    for small joins (prepared first, unpiloted)."""
     per_call, preparing = per_call or {}, preparing or {}
     monkeypatch.setattr(methods_module, "_METHODS", {})
     asked = _Asked({name: [] for name in seconds_per_join})
@@ -126,7 +128,9 @@ def _registered_plans(
         return (lambda *arguments: None) if name in declining else Plan
 
     for name in seconds_per_join:
-        register_join_method(JoinMethod(name, brute_join, plan=plan_of(name)))
+        register_join_method(
+            JoinMethod(name, brute_join, plan=plan_of(name), small_joins=name in small)
+        )
     return asked
 
 
@@ -260,3 +264,26 @@ def test_the_deduplicator_says_which_method_found_its_pairs(timed_small_joins):
         dedup = StringDeduplicator(1, method=method).fit(words)
         assert dedup.method_ in ("brute", "partition")
         assert method == "auto" or dedup.method_ == method
+
+
+def test_a_join_the_small_joins_method_ends_soon_is_left_to_it(monkeypatch, clock, caplog):
+    """Brute force estimated at 30 ms: no other method is piloted, prepared or sampled."""
+    asked = _registered_plans(
+        monkeypatch, clock, {"indexed": 0.003, "plain": 0.03}, small=("plain",), n_rows=20_000
+    )
+    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
+        similarity_join([f"w{i:05d}" for i in range(20_000)], threshold=1)
+    assert "chose 'plain'" in caplog.text and "indexed untimed" in caplog.text
+    assert "indexed" not in asked.built and asked["plain"] == [1, 8]
+
+
+def test_a_join_the_small_joins_method_takes_long_is_compared(monkeypatch, clock, caplog):
+    """Brute force estimated at 10 s: the other method is piloted, then prepared and sampled."""
+    asked = _registered_plans(
+        monkeypatch, clock, {"indexed": 1.0, "plain": 10.0}, small=("plain",), n_rows=20_000
+    )
+    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
+        similarity_join([f"w{i:05d}" for i in range(20_000)], threshold=1)
+    assert "chose 'indexed'" in caplog.text
+    assert asked.built["plain"] == [20_000]  # first, unpiloted
+    assert asked.built["indexed"] == [64, 1_250, 20_000]  # pilots, then the plan

@@ -20,9 +20,10 @@ WORDS = ["kitten", "sitting", "mitten", "smith", "smyth", "smith", "bitten"]
 def demonstration_method(monkeypatch):
     """An exact method registered at run time: brute force, counting its calls,
     whose plan's sample claims the whole join in no time (so "auto", timing
-    even these small joins, takes it)."""
+    and comparing even these small joins, takes it)."""
     monkeypatch.setattr(methods_module, "_METHODS", dict(methods_module._METHODS))
     monkeypatch.setattr(auto_module, "SMALL_JOIN_PAIRS", 0)
+    monkeypatch.setattr(auto_module, "COMPARED_FROM_SECONDS", 0.0)
     calls = []
 
     def engine(left, right, spec, limit, n_jobs):

@@ -123,6 +123,9 @@ def _popcount(bits):
     return (bits * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
+# Items a block of rows is compared with at once: their counts (64 bytes
+# each, 256 KB) stay in the cache while every row of the block reads them.
+_TILE_ITEMS = 4096
 # The forms of the bound, by what the shared count ``s`` bounds.
 JARO, LONGER, SUM = 0, 1, 2
 # Bounds are shrunk by one part in 10^12, so that rounding never lifts one
@@ -314,7 +317,7 @@ class BagPairFilter:
         -------
         rows, items : ndarray of int64
         """
-        return _pairs_sharing(
+        rows, items = _pairs_sharing(
             self._counts,
             self._lengths,
             np.asarray(rows, dtype=np.int64),
@@ -325,6 +328,8 @@ class BagPairFilter:
             self._fewest_shared,
             upper,
         )
+        order = np.lexsort((items, rows))  # found tile by tile
+        return rows[order], items[order]
 
     def pass_rate(self, n_rows=64, n_items=4096):
         """The share of pairs kept among ``n_rows`` queries spread over the rows
@@ -358,27 +363,33 @@ def _fewest_shared_table(form, scale, threshold, longest_query, longest_item):
 
 @njit(cache=True, nogil=True)
 def _pairs_sharing(counts, lengths, rows, item_counts, item_lengths, first, last, fewest, upper):
-    scratch = np.empty(max(last - first, 0), dtype=np.uint8)
-    kept = np.empty(max(last - first, 0), dtype=np.int64)
+    width = min(_TILE_ITEMS, max(last - first, 0))
+    scratch = np.empty(width, dtype=np.uint8)
+    kept = np.empty(width, dtype=np.int64)
     found_rows = np.empty(1024, dtype=np.int64)
     found_items = np.empty(1024, dtype=np.int64)
     n_found = 0
-    for row in rows:
-        start = max(first, row + 1) if upper else first
-        if start >= last:
-            continue
-        # Slices indexed from 0: an index the compiler cannot prove
-        # non-negative (``item - first``) kept the loops scalar, 100 times slower.
-        shared = scratch[: last - start]
-        _count_shared(shared, counts[row], item_counts, start, last)
-        n_kept = _kept(shared, fewest[lengths[row]], item_lengths[start:last], kept)
-        if n_found + n_kept > len(found_rows):
-            capacity = 2 * (n_found + n_kept)
-            found_rows = _grown(found_rows[:n_found], capacity)
-            found_items = _grown(found_items[:n_found], capacity)
-        found_rows[n_found : n_found + n_kept] = row
-        found_items[n_found : n_found + n_kept] = kept[:n_kept] + start
-        n_found += n_kept
+    # Tile by tile of items, every row: a tile's counts stay in the cache for
+    # the rows (a row against a million items read 64 MB of counts from memory,
+    # and took twice as long a pair).
+    for tile in range(first, last, _TILE_ITEMS):
+        tile_end = min(tile + _TILE_ITEMS, last)
+        for row in rows:
+            start = max(tile, row + 1) if upper else tile
+            if start >= tile_end:
+                continue
+            # Slices indexed from 0: an index the compiler cannot prove
+            # non-negative (``item - first``) kept the loops scalar, 100 times slower.
+            shared = scratch[: tile_end - start]
+            _count_shared(shared, counts[row], item_counts, start, tile_end)
+            n_kept = _kept(shared, fewest[lengths[row]], item_lengths[start:tile_end], kept)
+            if n_found + n_kept > len(found_rows):
+                capacity = 2 * (n_found + n_kept)
+                found_rows = _grown(found_rows[:n_found], capacity)
+                found_items = _grown(found_items[:n_found], capacity)
+            found_rows[n_found : n_found + n_kept] = row
+            found_items[n_found : n_found + n_kept] = kept[:n_kept] + start
+            n_found += n_kept
     return found_rows[:n_found], found_items[:n_found]
 
 
