@@ -28,9 +28,10 @@ BRUTE_BLOCK_CELLS = 1_000_000
 BRUTE_BLOCK_ROWS = 64
 # Cells a sample compares at most: its rate is steady from a few thousand
 # pairs, and what it compares is not kept (1-6 ms in one thread). Bounded
-# by the characters shared, a pair costs a thirtieth: more cells, as long.
+# by the characters shared, a pair costs a twentieth or less: more cells,
+# a quarter of the time.
 BRUTE_SAMPLE_CELLS = 2**16
-BAG_SAMPLE_CELLS = 2**20
+BAG_SAMPLE_CELLS = 2**18
 # The largest share of pairs the shared characters may keep for brute force
 # to bound pairs by them: a kept pair is compared on its own, at several
 # times a pair's share of a block's call. On 10,000 words, keeping 1.1 % of
@@ -73,8 +74,8 @@ class BruteJoin:
         the join's pairs compared."""
         begin = int(rows[0])
         block = np.arange(begin, min(begin + self.block, len(self.left)))
-        # Bounded by the characters shared, a full sample costs about a
-        # millisecond: its rate is known from the first round.
+        # Bounded by the characters shared, a full sample costs a quarter of
+        # a millisecond: its rate is known from the first round.
         asked = len(rows) * len(self.other) if self.bag is None else self.sample_cells
         cells = min(asked, self.sample_cells)
         # A larger sample would compare as many cells: its rate is known.
