@@ -29,12 +29,14 @@ under ``SAMPLING_SHARE`` of its estimate.
 A preparation can cost a large share of another method's whole join: the
 partition filter's index of 100,000 token-sorted person records took 0.53 s,
 an eighth of the join by brute force bounded by the characters the records
-share (4.1 s within similarity 0.85 of normalized Indel), which won. So each
-method is first prepared on every ``PILOT_STEP``-th row of each side and its
-time scaled up; the methods are prepared in that order, and one whose
-preparation would take more than ``PREPARATION_SHARE`` of the least estimate
-of those sampled before it is never prepared (its estimate is that
-preparation).
+share (4.1 s within similarity 0.85 of normalized Indel), which won. So the
+method for small joins (brute force, whose preparation is little) is
+prepared and sampled first; a join it is estimated to finish within
+``COMPARED_FROM_SECONDS`` is left to it. Otherwise each other method is
+first prepared on every ``PILOT_STEP``-th row of each side and its time
+scaled up; they are prepared in that order, and one whose preparation would
+take more than ``PREPARATION_SHARE`` of the least estimate so far is never
+prepared (its estimate is that preparation).
 """
 
 import logging
