@@ -4,10 +4,11 @@ block of rows at a time. Two bounds rule pairs out first where they apply:
 - the characters two strings share, where it keeps few pairs: through the
   metric's ``brute_force_bound`` (normalized Levenshtein and Indel, Jaro,
   Jaro-Winkler) or its Levenshtein radius (Levenshtein, Indel, OSA,
-  Damerau-Levenshtein, LCSseq). It costs a twentieth of a distance, and on
-  token-sorted person records within similarity 0.85 of normalized Indel it
-  keeps 1 pair in 13,000
-  (:class:`~sklearn_ed.distances.bounds._bag_bounds.BagPairFilter`);
+  Damerau-Levenshtein, LCSseq). It costs about 1 ns a pair where a
+  distance costs 4 to 80, and on token-sorted person records within
+  similarity 0.85 of normalized Indel it keeps 3 pairs in 100,000
+  (:class:`~sklearn_ed.distances.bounds._bag_bounds.BagPairFilter`;
+  ``benchmarks/bench_shared_characters.py``);
 - otherwise, for strings of 65 to 96 characters, the prefix bound
   (:mod:`._prefix_bound`).
 """
@@ -34,9 +35,10 @@ BRUTE_SAMPLE_CELLS = 2**16
 BAG_SAMPLE_CELLS = 2**18
 # The largest share of pairs the shared characters may keep for brute force
 # to bound pairs by them: a kept pair is compared on its own, at several
-# times a pair's share of a block's call. On 10,000 words, keeping 1.1 % of
-# the pairs (within 2 edits) was 2.4 times faster than comparing them all,
-# 2.2 % (Indel within 4) 1.5 times, and 6.6 % (within 3 edits) 0.84 times.
+# times a pair's share of a block's call. On 10,000 words, keeping 1.4 % of
+# the pairs (within 2 edits) made the join 2.2 times faster than comparing
+# them all, 2.5 % (Indel within 4) 1.5 times, 7.4 % (within 3 edits) 1.0
+# times (bench_shared_characters).
 BAG_MAX_PASS_RATE = 0.04
 
 

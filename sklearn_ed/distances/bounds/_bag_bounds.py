@@ -283,10 +283,10 @@ class BagPairFilter:
     lengths the fewest shared characters it allows at the threshold are
     tabled once (the same bound, rounding included, as :meth:`bounds`); a
     block then counts each query's shared characters with every item, a
-    byte an item in a loop the compiler vectorizes, and compares. On 20,000
-    token-sorted person records (49 characters) within 0.15 of normalized
-    Indel: 0.6 ns a pair against 18 ns for rapidfuzz's distance with its
-    cut-off, and 1 pair in 13,000 left to compare.
+    byte an item in a loop the compiler vectorizes, and compares. On 10,000
+    token-sorted person records within 0.15 of normalized Indel: 0.9 ns a
+    pair against 16 ns for rapidfuzz's distance with its cut-off, and 3
+    pairs in 100,000 left to compare (``benchmarks/bench_shared_characters.py``).
 
     Built by :meth:`NormalizedBagBound.pair_filter` (or Jaro's) and
     :func:`radius_pair_filter`, from the queries' counts and lengths, the
