@@ -36,8 +36,8 @@ BAG_SAMPLE_CELLS = 2**18
 # The largest share of pairs the shared characters may keep for brute force
 # to bound pairs by them: a kept pair is compared on its own, at several
 # times a pair's share of a block's call. On 10,000 words, keeping 1.4 % of
-# the pairs (within 2 edits) made the join 2.2 times faster than comparing
-# them all, 2.5 % (Indel within 4) 1.5 times, 7.4 % (within 3 edits) 1.0
+# the pairs (within 2 edits) made the join 2.0 times faster than comparing
+# them all, 2.5 % (Indel within 4) 1.3 times, 7.4 % (within 3 edits) 0.8
 # times (bench_shared_characters).
 BAG_MAX_PASS_RATE = 0.04
 
