@@ -22,6 +22,11 @@ from benchmarks._matrix_metrics import N_JOBS, PROCESSORS, distances, limit, pro
 
 WARM_BASE, WARM_QUERIES, BLOCK = 2_000, 10, 20
 PROBE, MIN_JUDGED, REPEAT_BELOW, EXACT_ROUNDS = 20_000, 5, 1.0, 5
+# Side by side, a method under REPEAT_BELOW is called until its calls add up
+# to TIMED_SECONDS (at most MAX_ROUNDS calls): five calls of a 0.04 s join
+# put brute force and auto, running the same code under Jaro, 0.86 to 1.12
+# apart (matrix_joins at 93a08ae).
+TIMED_SECONDS, MAX_ROUNDS = 0.6, 15
 
 
 class Partial(dict):
@@ -214,8 +219,8 @@ def _join_once(method, strings, threshold, spec, keywords):
     return np.stack([left, right], axis=1)
 
 
-def join_ours(spec, reply):
-    """StringDeduplicator or the tf-idf peer, every threshold.
+def join_peer(spec, reply):
+    """The tf-idf peer, every threshold.
 
     A call under ``REPEAT_BELOW`` seconds is timed twice more (the median is kept):
     short calls vary by 20-30 % on a shared machine.
@@ -232,46 +237,57 @@ def join_ours(spec, reply):
                 start = time.perf_counter()
                 found = _join_once(method, strings, threshold, spec, keywords)
                 times.append(time.perf_counter() - start)
-        n_pairs = None if method == "dedup" else len(found)
-        if method != "dedup":
-            found = _touching(found[:, 0], found[:, 1], rows)
-        answer = {"seconds": float(np.median(times)), "peak_mib": memory.peak, "pairs": n_pairs}
-        reply.save(f"t{index}", answer, found)
+        answer = {"seconds": float(np.median(times)), "peak_mib": memory.peak, "pairs": len(found)}
+        reply.save(f"t{index}", answer, _touching(found[:, 0], found[:, 1], rows))
 
 
 def join_exact(spec, reply):
-    """similarity_join's exact methods (``spec["methods"]``: auto, partition,
-    brute) side by side, every threshold: the methods take turns, in an order
-    that rotates each round, so that auto's time over the faster of the
-    other two is not a comparison of two moments of a shared machine (timed
-    in processes of their own, minutes apart, words within 2 edits gave
-    1.46 where ``bench_join_auto``, side by side at the same time, gave
-    1.13). A method is timed ``EXACT_ROUNDS`` times while its first
-    call took under ``REPEAT_BELOW`` seconds, once otherwise (the median
-    is kept). Keys ``"t<index>@method"``.
+    """similarity_join's exact methods and the deduplicator (``spec["methods"]``:
+    auto, partition, brute, dedup) side by side, every threshold: the methods
+    take turns, in an order that rotates each round, so that auto's time over
+    the faster of the other two, and the deduplicator's over the join, are
+    not comparisons of two moments of a shared machine (timed in processes
+    of their own, minutes apart, words within 2 edits gave 1.46 where
+    ``bench_join_auto``, side by side at the same time, gave 1.13). A method
+    whose first call took ``REPEAT_BELOW`` seconds or more is timed once;
+    otherwise at least ``EXACT_ROUNDS`` times and until its calls add up to
+    ``TIMED_SECONDS`` (at most ``MAX_ROUNDS``); the median is kept. Keys
+    ``"t<index>@method"``; the deduplicator's arrays are its labels.
     """
     strings, _ = _data(spec)
     rows = judged_rows(len(strings), spec["n_judged"])
     methods = spec["methods"]
     keywords = dict(metric=spec["metric"], processor=PROCESSORS[spec["processor"]], n_jobs=N_JOBS)
-    _warm_up("auto", strings, spec["thresholds"][0], keywords)
+    _warm_up("dedup" if "dedup" in methods else "auto", strings, spec["thresholds"][0], keywords)
     for index, threshold in enumerate(spec["thresholds"]):
         times, found, peaks = {method: [] for method in methods}, {}, {}
-        for turn in range(EXACT_ROUNDS):
+        for turn in range(MAX_ROUNDS):
             for method in methods[turn % len(methods) :] + methods[: turn % len(methods)]:
-                done = times[method]
-                if done and (len(done) >= EXACT_ROUNDS or done[0] >= REPEAT_BELOW):
+                if not _timed_again(times[method]):
                     continue
                 with PeakRSS() as memory:
                     start = time.perf_counter()
                     found[method] = _join_once(method, strings, threshold, spec, keywords)
-                    done.append(time.perf_counter() - start)
+                    times[method].append(time.perf_counter() - start)
                 peaks[method] = memory.peak
         for method in methods:
-            pairs = found[method]
             answer = {"seconds": float(np.median(times[method])), "peak_mib": peaks[method],
-                      "pairs": len(pairs), "times": times[method]}  # fmt: skip
+                      "times": times[method]}  # fmt: skip
+            if method == "dedup":
+                reply.save(f"t{index}@{method}", dict(answer, pairs=None), found[method])
+                continue
+            pairs = found[method]
+            answer["pairs"] = len(pairs)
             reply.save(f"t{index}@{method}", answer, _touching(pairs[:, 0], pairs[:, 1], rows))
+
+
+def _timed_again(done):
+    """Whether a method timed ``done`` so far is called once more (see join_exact)."""
+    if not done:
+        return True
+    if done[0] >= REPEAT_BELOW or len(done) >= MAX_ROUNDS:
+        return False
+    return len(done) < EXACT_ROUNDS or sum(done) < TIMED_SECONDS
 
 
 WORKERS = {
@@ -288,7 +304,7 @@ def main(spec):
         signal.alarm(int(spec["timeout"]))  # no handler: the process ends, its partial stays
     reply = Partial(spec["out"])
     key = (spec["part"], spec["method"])
-    worker = WORKERS.get(key, knn_peer if spec["part"] == "knn" else join_ours)
+    worker = WORKERS.get(key, knn_peer if spec["part"] == "knn" else join_peer)
     try:
         worker(spec, reply)
     except (ValueError, TypeError, MemoryError, ImportError) as error:

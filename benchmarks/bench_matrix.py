@@ -93,9 +93,10 @@ QUICK = dict(
     n_judged=40,
     cell_timeout=120,
 )
-# "exact_joins" times auto, partition and brute side by side in one worker.
-JOIN_METHODS = ("rapidfuzz", "exact_joins", "dedup", "tf-idf")
-EXACT_METHODS = ("auto", "partition", "brute")
+# "exact_joins" times auto, partition, brute and the deduplicator side by side
+# in one worker.
+JOIN_METHODS = ("rapidfuzz", "exact_joins", "tf-idf")
+EXACT_METHODS = ("auto", "partition", "brute", "dedup")
 
 
 def parse_bases(items, default_sizes):
@@ -152,7 +153,7 @@ def _group(spec, methods, args, directory, given_up, walls):
         exact = [name for name in EXACT_METHODS if name != "brute" or not skip_brute]
         if get_metric(spec["metric"]).levenshtein_radius is None:  # Jaro: no partition filter
             exact.remove("partition")
-        # The side-by-side worker runs three methods: three cells' time.
+        # The side-by-side worker runs a cell per method: as many cells' time.
         timeout = args.cell_timeout * (len(exact) if method == "exact_joins" else 1)
         reply, found, wall = _run(dict(spec, method=method, methods=exact), directory, timeout)
         walls.append(dict(cell, part=spec["part"], method=method, wall_s=wall))
@@ -170,7 +171,7 @@ def _group(spec, methods, args, directory, given_up, walls):
 
 def _split_exact(by_key, methods, brute_projected=None):
     """The side-by-side worker's keys ``t<index>@method`` as one dict per method
-    (its error, if any, shared by all three)."""
+    (its error, if any, shared by all of them)."""
     split = {method: {} for method in methods}
     for key, value in by_key.items():
         name, _, method = key.partition("@")
@@ -285,7 +286,8 @@ def main(argv=None):
         f"{args.brute_budget:g} s a set",
         f"joins: rapidfuzz with score_cutoff on {args.n_judged} rows (fewer, as for kNN) against "
         "all, the upper triangle's time projected; pairs*: its pairs touching those rows",
-        "auto, partition, brute: one worker, taking turns, the median of 5 calls (1 if over 1 s)",
+        "auto, partition, brute, dedup: one worker, taking turns, the median of 5 to 15 calls "
+        "adding up to 0.6 s (1 call if over 1 s)",
         "dedup rec: share of those pairs whose strings the deduplicator puts in one group",
         "string_grouper itself is not installed here (it needs pandas < 3): its engine is 'tf-idf'",
     ]

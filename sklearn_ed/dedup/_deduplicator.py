@@ -298,7 +298,10 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
                 what=f"Grouping with linkage={self.linkage!r}",
                 advice=STREAMING_ADVICE,
             )
-        blocks = join_prepared(nodes, None, spec, limit, self.method, self.n_jobs, on_choice)
+        blocks = join_prepared(
+            nodes, None, spec, limit, self.method, self.n_jobs, on_choice,
+            distinct=not distinct.kept_apart,
+        )  # fmt: skip
         if self.linkage == "connected":
             components = Components(copies)
             for rows, columns, _ in blocks:

@@ -131,13 +131,14 @@ def iter_similarity_join(
     yield from join_prepared(left, right, spec, limit, method, n_jobs)
 
 
-def join_prepared(left, right, spec, limit, method, n_jobs, on_choice=None):
+def join_prepared(left, right, spec, limit, method, n_jobs, on_choice=None, distinct=False):
     """The blocks of pairs of two prepared sides within ``limit``, by the method
     named (:func:`join_method_names`), each distinct string compared once.
 
     ``on_choice(choice)`` is called with the :class:`~._auto.JoinChoice` once
     the method is chosen (on the distinct strings, when the blocks are first
-    asked for)."""
+    asked for). ``distinct=True``: the caller's sides hold no copies (the
+    deduplicator joins its distinct strings), so they are not looked for."""
     checked_join_method(method, spec, limit)
 
     def engine(left, right):
@@ -146,7 +147,13 @@ def join_prepared(left, right, spec, limit, method, n_jobs, on_choice=None):
             on_choice(choice)
         return choice.blocks
 
+    if distinct:
+        return _lazily(engine, left, right)
     return distinct_pairs(left, right, spec, limit, engine)
+
+
+def _lazily(engine, left, right):
+    yield from engine(left, right)
 
 
 def similarity_join(

@@ -31,9 +31,12 @@ class Distinct:
         The rows, grouped by distinct string (ascending within a group).
     starts : ndarray of int64
         Where each distinct string's rows start in ``rows`` (and the end).
+    kept_apart : bool
+        Whether rows were kept apart (``strings`` may then repeat).
     """
 
     def __init__(self, strings, apart=None):
+        self.kept_apart = apart is not None
         number = {}
         # A row kept apart gets a key no string equals.
         keys = _hashable(strings) if apart is None else _keys_apart(strings, apart)

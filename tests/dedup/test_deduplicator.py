@@ -166,7 +166,7 @@ def test_grouping_beyond_memory_is_refused_before_it_starts_unless_it_streams(mo
     joined = []
     real = deduplicator_module.join_prepared
     monkeypatch.setattr(
-        deduplicator_module, "join_prepared", lambda *a: joined.append(1) or real(*a)
+        deduplicator_module, "join_prepared", lambda *a, **k: joined.append(1) or real(*a, **k)
     )
     with pytest.raises(MemoryError, match="linkage='connected' groups the pairs as they"):
         StringDeduplicator(2).fit(strings)
