@@ -497,6 +497,17 @@ RUNS = [
         docs="benchmarks/matrix",
     ),
     Run(
+        "matrix_joins_100k",
+        "bench_matrix",
+        "--part join --bases records:100000 names:100000 words:100000 "
+        "--metrics levenshtein,normalized_levenshtein,normalized_indel,jaro,jaro_winkler "
+        "--processors none,sort_tokens --thresholds levenshtein=2 "
+        "normalized_levenshtein=0.15 normalized_indel=0.15 jaro=0.1 jaro_winkler=0.1 "
+        "--n-judged 200 --cell-timeout 300 --json '{results}/matrix_joins_100k.json'",
+        minutes=35,
+        docs="benchmarks/matrix",
+    ),
+    Run(
         "join_auto",
         "bench_join_auto",
         "--json '{results}/join_auto.json'",
