@@ -493,7 +493,12 @@ def render(out):
 
 
 # The suite's runs of the matrix (``bench_matrix``), drawn together.
-MATRIX_RUNS = ("matrix_joins.json", "matrix_knn_records.json", "matrix_knn_records_100k.json")
+MATRIX_RUNS = (
+    "matrix_joins.json",
+    "matrix_joins_100k.json",
+    "matrix_knn_records.json",
+    "matrix_knn_records_100k.json",
+)
 
 
 def matrix_heat_maps(out):

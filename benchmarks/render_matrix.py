@@ -56,13 +56,15 @@ def _label(values, names):
 
 
 def _with_rank(rows):
-    """Join rows: the threshold's rank in its cell (three thresholds per metric)."""
+    """Join rows: the threshold's rank among those its data, metric and
+    processor were run at, whatever the size (three per metric at 10,000; a
+    larger size run at one of them shows it in that one's row)."""
     by_group = {}
     for row in rows:
-        key = (row["base"], row["n"], row["metric"], row["processor"])
+        key = (row["base"], row["metric"], row["processor"])
         by_group.setdefault(key, set()).add(row["threshold"])
     for row in rows:
-        key = (row["base"], row["n"], row["metric"], row["processor"])
+        key = (row["base"], row["metric"], row["processor"])
         row = dict(row, rank=sorted(by_group[key]).index(row["threshold"]))
         yield row
 
