@@ -8,6 +8,7 @@ After each step the worker writes what it has so far to ``SPEC["out"] +
 (``SPEC["timeout"]``, SIGALRM) still leaves the cells it finished.
 """
 
+import gc
 import json
 import pickle
 import signal
@@ -265,6 +266,7 @@ def join_exact(spec, reply):
             for method in methods[turn % len(methods) :] + methods[: turn % len(methods)]:
                 if not _timed_again(times[method]):
                     continue
+                gc.collect()  # the garbage of the method before is not this one's time
                 with PeakRSS() as memory:
                     start = time.perf_counter()
                     found[method] = _join_once(method, strings, threshold, spec, keywords)

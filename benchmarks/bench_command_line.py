@@ -7,9 +7,7 @@ lengths 900-1100 bp, 1-8 % errors), written as a gzipped FASTQ named
 
 1. ``sklearn-ed knn reads.fq.gz -k 10 -t 2 -o ava.tsv``, every other option
    at its default, run as a user runs it (a child process; wall time and its
-   peak resident memory from ``wait4``); then again with ``--target-recall``
-   at minimap2's recall (``--target-recalls``: 0.998), the candidate count
-   the fit chooses for it.
+   peak resident memory from ``wait4``).
 2. minimap2 through mappy: ``mappy.Aligner(reads.fq.gz, preset="ava-ont")``
    maps every read (2 threads); an overlap found in either direction makes
    each read a candidate of the other (minimap2 reports a pair once); the
@@ -137,25 +135,12 @@ def read_graph(path, n_reads):
     return table, graph
 
 
-def sample_distances(path, sample, table=None):
-    """The distances of the sampled reads' rows of a TSV of K rows per read."""
-    import pandas as pd
-
-    table = pd.read_csv(path, sep="\t") if table is None else table
-    return table["distance"].to_numpy(float).reshape(-1, K)[sample]
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-reads", type=int, default=100_000)
     parser.add_argument("--sample", type=int, default=200)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--target-recalls",
-        default="0.998",
-        help="comma-separated --target-recall values of further sklearn-ed runs ('' for none)",
-    )
     parser.add_argument("--worker")
     args = parser.parse_args()
     if args.worker:
@@ -176,12 +161,6 @@ def main():
     command = [script, "knn", str(reads_path), "-k", str(K), "-t", str(args.threads)]
     progress("sklearn-ed knn (all-vs-all)")
     ours_s, ours_mib = run_command([*command, "-o", str(output), "--force", "-q"])
-    targeted = []
-    for target in [float(t) for t in args.target_recalls.split(",") if t]:
-        progress(f"sklearn-ed knn --target-recall {target:g}")
-        path = folder / f"ava_{target:g}.tsv"
-        flags = ["--target-recall", f"{target:g}", "-o", str(path), "--force", "-q"]
-        targeted.append((target, path, *run_command([*command, *flags])))
     progress("minimap2 (mappy) all-vs-all + exact refine")
     rng = np.random.default_rng(args.seed)
     sample = np.sort(rng.choice(args.n_reads, args.sample, replace=False))
@@ -203,7 +182,7 @@ def main():
 
     table, graph = read_graph(output, args.n_reads)
     in_order = table["query"].to_numpy() == np.repeat([f"read{i}" for i in range(len(reads))], K)
-    ours_distances = sample_distances(output, sample, table)
+    ours_distances = table["distance"].to_numpy(float).reshape(-1, K)[sample]
     theirs_distances = np.array(theirs["sample_distances"])
     rows = [
         [
@@ -219,16 +198,6 @@ def main():
             f"{theirs['peak_mib']:,.0f}",
             f"{returned_recall(theirs_distances, exact, K):.3f}",
             f"{brute_s / theirs['total_s']:.1f}x",
-        ],
-        *[
-            [
-                f"sklearn-ed knn --target-recall {target:g}",
-                f"{seconds:.0f}",
-                f"{mib:,.0f}",
-                f"{returned_recall(sample_distances(path, sample), exact, K):.3f}",
-                f"{brute_s / seconds:.1f}x",
-            ]
-            for target, path, seconds, mib in targeted
         ],
         ["rapidfuzz cdist brute force (projected)", f"{brute_s:.0f}", "", "1.000", "1.0x"],
     ]

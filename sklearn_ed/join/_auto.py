@@ -33,10 +33,15 @@ share (4.1 s within similarity 0.85 of normalized Indel), which won. So the
 method for small joins (brute force, whose preparation is little) is
 prepared and sampled first; a join it is estimated to finish within
 ``COMPARED_FROM_SECONDS`` is left to it. Otherwise each other method is
-first prepared on every ``PILOT_STEP``-th row of each side and its time
-scaled up; they are prepared in that order, and one whose preparation would
-take more than ``PREPARATION_SHARE`` of the least estimate so far is never
-prepared (its estimate is that preparation).
+first piloted: prepared on every ``PILOT_STEP``-th row of each side (its
+time scaled up), and that small join sampled, which bounds the whole join
+from below (:func:`_pilot`). They are prepared in the order of their
+pilots, and one whose preparation would take more than
+``PREPARATION_SHARE`` of the least estimate so far, or whose pilots put its
+least time above that estimate, is never prepared: the partition filter's
+index of 100,000 person records was built and sampled for nothing where
+brute force was 1.3 times faster (the matrix at 066dcca), 0.5 to 0.7 s
+each time.
 """
 
 import logging
@@ -61,18 +66,23 @@ SMALL_JOIN_PAIRS = 1_000_000
 FIRST_SAMPLE_ROWS = 8
 FULL_SAMPLE_ROWS = 128
 # A method's preparation is first timed on every PILOT_STEP-th row of each
-# side (and on PILOT_FIXED_ROWS rows, its fixed cost); it is made only if that
-# estimate is at most PREPARATION_SHARE of the least estimate of a join so far
-# (a preparation that costs more can save less than it risks).
+# side (and on PILOT_FIXED_ROWS rows, its fixed cost), and the join of those
+# rows sampled on PILOT_SAMPLE_ROWS of them; it is made only if that
+# preparation is at most PREPARATION_SHARE of the least estimate of a join
+# so far (a preparation that costs more can save less than it risks), and the
+# least time its pilots allow at most that estimate.
 PILOT_STEP = 16
 PILOT_FIXED_ROWS = 64
+PILOT_SAMPLE_ROWS = 128
 PREPARATION_SHARE = 0.5
 # A join the first method prepared (brute force) is estimated to finish in
 # less time than this is left to it: piloting, preparing and sampling the
 # partition filter made auto take 1.3-1.5 times brute force's time on joins
-# of 10,000 names (the matrix at 93089f4), which the partition filter did
-# not win.
-COMPARED_FROM_SECONDS = 0.05
+# of 10,000 names (the matrix at 93089f4), and 1.2 times on 10,000 words
+# within 2 edits on sorted tokens (brute force estimated 0.12 s; the matrix
+# at 066dcca). At 10,000 strings the partition filter was at most 1.11
+# times faster than brute force wherever brute force took under 0.2 s.
+COMPARED_FROM_SECONDS = 0.2
 # Time spent sampling, at most, as a share of the cheapest estimate.
 SAMPLING_SHARE = 0.03
 # A method estimated this many times dearer than the cheapest is not sampled further.
@@ -96,16 +106,18 @@ class JoinChoice:
     estimates : dict
         Estimated seconds of each method timed, None for one left alone
         untimed (empty when ``"auto"`` timed nothing); of a method not
-        prepared, its preparation's alone.
+        prepared, the least its pilots allow (its preparation, and its join
+        bounded from below).
     declined : tuple of str
         The methods whose plan declined this join.
     sampling_seconds : float
         Time spent preparing and sampling the methods.
     unprepared : tuple of str
         The methods not prepared: their preparation alone would have taken
-        more than ``PREPARATION_SHARE`` of another's estimated join (their
-        estimate is that preparation), or another's join was estimated
-        under ``COMPARED_FROM_SECONDS`` (their estimate is None).
+        more than ``PREPARATION_SHARE`` of another's estimated join, or their
+        pilots put their least time above it (their estimate is that least
+        time), or another's join was estimated under
+        ``COMPARED_FROM_SECONDS`` (their estimate is None).
     """
 
     name: str
@@ -123,7 +135,7 @@ class JoinChoice:
             [
                 f"{name} untimed"
                 if seconds is None
-                else f"{name} {seconds:.3g} s to prepare, not prepared"
+                else f"{name} not prepared (its pilots: at least {seconds:.3g} s)"
                 if name in self.unprepared
                 else f"{name} {seconds:.3g} s"
                 for name, seconds in self.estimates.items()
@@ -161,7 +173,7 @@ def _measured_choice(candidates, left, right, spec, limit, n_jobs):
     # unpiloted; the others are piloted when they are considered.
     small = [method for method in candidates if method.small_joins]
     others = [method for method in candidates if not method.small_joins]
-    methods = _Methods(small, others, lambda method: _pilot_seconds(method, *arguments))
+    methods = _Methods(small, others, lambda method: _pilot(method, *arguments))
     while not methods.timings and methods.n_pending:  # one estimate before any is put aside
         methods.prepare_next(*arguments)
     active = _sample_until_clear(methods, len(left), (left, right, spec, limit, n_jobs))
@@ -177,19 +189,53 @@ def _measured_choice(candidates, left, right, spec, limit, n_jobs):
     )
 
 
-def _pilot_seconds(method, left, right, spec, limit, n_jobs):
-    """The seconds of ``method``'s preparation: a fixed cost (its preparation
-    for ``PILOT_FIXED_ROWS`` rows) and the rest scaled up from every
-    ``PILOT_STEP``-th row of each side. Scaled whole, the fixed cost made the
-    partition filter's index of 10,000 names 18.6 ms where it takes 6.6 ms."""
+@dataclass(frozen=True)
+class _Pilot:
+    """What a method's pilots say before it is prepared: the seconds of its
+    preparation, and the least seconds of its join once prepared."""
 
-    def seconds(rows):
-        start = perf_counter()
-        method.plan(left[rows], None if right is None else right[rows], spec, limit, n_jobs)
-        return perf_counter() - start
+    preparing: float
+    least_join: float
 
-    fixed = seconds(slice(0, PILOT_FIXED_ROWS))
-    return fixed + max(seconds(slice(None, None, PILOT_STEP)) - fixed, 0.0) * PILOT_STEP
+    @property
+    def least(self):
+        """The least time the method can take, preparation included."""
+        return self.preparing + self.least_join
+
+    def worth_preparing(self, least):
+        """Whether preparing the method can pay where another's join is
+        estimated at ``least`` seconds."""
+        return self.preparing <= PREPARATION_SHARE * least and self.least <= least
+
+
+def _pilot(method, left, right, spec, limit, n_jobs):
+    """The :class:`_Pilot` of ``method``.
+
+    Its preparation: a fixed cost (the preparation for ``PILOT_FIXED_ROWS``
+    rows) and the rest scaled up from every ``PILOT_STEP``-th row of each
+    side (scaled whole, the fixed cost made the partition filter's index of
+    10,000 names 18.6 ms where it takes 6.6 ms). Its join: the join of those
+    rows, sampled on ``PILOT_SAMPLE_ROWS`` of them. A row of the whole join
+    costs at least what it costs against a ``PILOT_STEP``-th of the other
+    side (the partition filter's candidates grow with the strings indexed),
+    and there are ``PILOT_STEP`` times as many rows: the small join's lower
+    estimate, times ``PILOT_STEP``, is the least the whole join can take.
+    """
+
+    def prepared(rows):
+        other = None if right is None else right[rows]
+        return _Timing(method, left[rows], other, spec, limit, n_jobs)
+
+    fixed = prepared(slice(0, PILOT_FIXED_ROWS)).preparing
+    pilot = prepared(slice(None, None, PILOT_STEP))
+    preparing = fixed + max(pilot.preparing - fixed, 0.0) * PILOT_STEP
+    n_rows = len(range(0, len(left), PILOT_STEP))
+    if pilot.plan is None or n_rows < 2:
+        return _Pilot(preparing, 0.0)
+    order = np.random.default_rng(0).permutation(n_rows)
+    pilot.first_call(order[:1])
+    pilot.sample(order[1 : 1 + PILOT_SAMPLE_ROWS])
+    return _Pilot(preparing, PILOT_STEP * (pilot.lowest - pilot.preparing))
 
 
 class _Methods:
@@ -212,7 +258,7 @@ class _Methods:
     def _order_by_pilots(self):
         if self.pilots is None:  # the pilots run here, once
             self.pilots = {method.name: self._pilot(method) for method in self._piloted}
-            self._piloted.sort(key=lambda method: self.pilots[method.name])
+            self._piloted.sort(key=lambda method: self.pilots[method.name].least)
 
     def _pop(self):
         if not self._unpiloted:
@@ -225,7 +271,7 @@ class _Methods:
         return len(self._unpiloted) + len(self._piloted)
 
     def _put_aside(self, pilot):
-        self.unprepared[self._pop().name] = pilot
+        self.unprepared[self._pop().name] = pilot.least
 
     def prepare_next(self, *arguments):
         """Prepare the next pending method (its plan may decline); the timing, or None."""
@@ -237,10 +283,10 @@ class _Methods:
         return timing
 
     def prepare_worthwhile(self, least, *arguments):
-        """Prepare every pending method whose preparation would take at most
-        ``PREPARATION_SHARE`` of ``least`` (put the others aside, and all of
-        them, unpiloted, where ``least`` is under ``COMPARED_FROM_SECONDS``);
-        those prepared."""
+        """Prepare every pending method whose pilots say it is worth preparing
+        where another's join is estimated at ``least`` (:meth:`_Pilot.worth_preparing`;
+        put the others aside, and all of them, unpiloted, where ``least`` is
+        under ``COMPARED_FROM_SECONDS``); those prepared."""
         prepared = []
         if least < COMPARED_FROM_SECONDS:  # left to the first, unpiloted
             for method in self._unpiloted + self._piloted:
@@ -248,7 +294,7 @@ class _Methods:
             self._unpiloted, self._piloted = [], []
         while self.pending:
             pilot = self.pilots.get(self.pending[0].name) if self.pilots else None
-            if pilot is not None and pilot > PREPARATION_SHARE * least:
+            if pilot is not None and not pilot.worth_preparing(least):
                 self._put_aside(pilot)
                 continue
             timing = self.prepare_next(*arguments)

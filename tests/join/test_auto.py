@@ -74,11 +74,12 @@ def clock(monkeypatch):
 
 
 class _Asked(dict):
-    """The rows each method's samples were asked for, and its plans' rows in ``built``."""
+    """The rows each method's samples were asked for, its plans' rows in
+    ``built``, and the rows its pilots' samples were asked for in ``piloted``."""
 
     def __init__(self, *arguments):
         super().__init__(*arguments)
-        self.built = {}
+        self.built, self.piloted = {}, {}
 
 
 def _registered_plans(
@@ -90,18 +91,20 @@ def _registered_plans(
     settling=(),
     preparing=None,
     keeping=(),
-    n_rows=1,
+    n_rows=None,
     small=(),
 ):
     """Methods whose plans take ``seconds_per_join[name]`` for the whole join
-    (on the fake clock), and ``per_call[name]`` more each call, and record the
-    rows each sample was asked for; those ``settling`` say they are settled
-    after their first timed sample. A plan takes ``preparing[name]`` seconds
-    to build for ``n_rows`` rows, in proportion to its rows (the rows of
-    each plan built are in ``asked.built[name]``); those ``keeping`` say
-    their samples' share of the join is kept; those ``small`` are the methods
-    for small joins (prepared first, unpiloted)."""
+    of ``n_rows`` rows (on the fake clock; a plan of fewer rows, a pilot, in
+    proportion to the square of its rows), and ``per_call[name]`` more each
+    call, and record the rows each sample was asked for; those ``settling``
+    say they are settled after their first timed sample. A plan takes
+    ``preparing[name]`` seconds to build for ``n_rows`` rows, in proportion
+    to its rows (the rows of each plan built are in ``asked.built[name]``);
+    those ``keeping`` say their samples' share of the join is kept; those
+    ``small`` are the methods for small joins (prepared first, unpiloted)."""
     per_call, preparing = per_call or {}, preparing or {}
+    assert n_rows, "the rows of the join the fake plans time"
     monkeypatch.setattr(methods_module, "_METHODS", {})
     asked = _Asked({name: [] for name in seconds_per_join})
 
@@ -115,10 +118,15 @@ def _registered_plans(
                 asked.built.setdefault(name, []).append(len(left))
 
             def sample(self, rows):
-                asked[name].append(len(rows))
+                size = len(self.arguments[0]) / n_rows
+                if size < 1:
+                    asked.piloted.setdefault(name, []).append(len(rows))
+                else:
+                    asked[name].append(len(rows))
                 self.settled = name in settling and len(asked[name]) > 1
                 share = len(rows) / len(self.arguments[0])
-                clock.now += seconds_per_join[name] * share + per_call.get(name, 0.0)
+                seconds = seconds_per_join[name] * min(size, 1.0) ** 2
+                clock.now += seconds * share + per_call.get(name, 0.0)
                 self.kept += share if name in keeping else 0.0
                 return share
 
@@ -135,7 +143,7 @@ def _registered_plans(
 
 
 def test_auto_runs_the_method_of_least_measured_time(monkeypatch, clock, caplog):
-    asked = _registered_plans(monkeypatch, clock, {"slow": 100.0, "fast": 10.0})
+    asked = _registered_plans(monkeypatch, clock, {"slow": 100.0, "fast": 10.0}, n_rows=5000)
     strings = [f"w{i:05d}" for i in range(5000)]
     with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
         found = similarity_join(strings, threshold=1)
@@ -143,13 +151,13 @@ def test_auto_runs_the_method_of_least_measured_time(monkeypatch, clock, caplog)
     assert all(np.array_equal(a, b) for a, b in zip(found, expected))
     [record] = caplog.records
     assert "method='auto' chose 'fast'" in record.getMessage()
-    assert "slow 100 s, fast 10 s" in record.getMessage()
+    assert "fast 10 s, slow 100 s" in record.getMessage()  # in the order of their pilots
     # One untimed row, then 8 rows: a lead of 10x ends the sampling there.
     assert asked == {"slow": [1, 8], "fast": [1, 8]}
 
 
 def test_close_methods_are_sampled_until_the_share_of_time_is_spent(monkeypatch, clock):
-    asked = _registered_plans(monkeypatch, clock, {"a": 12.0, "b": 10.0})
+    asked = _registered_plans(monkeypatch, clock, {"a": 12.0, "b": 10.0}, n_rows=100_000)
     strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
     choice = auto_module.choose_join_method(
         "auto", strings, None, get_metric("levenshtein"), 0, None
@@ -196,7 +204,7 @@ def test_a_preparation_dearer_than_another_join_is_not_made(monkeypatch, clock, 
     with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
         similarity_join(strings, threshold=1)
     assert "chose 'plain'" in caplog.text
-    assert "indexed 19 s to prepare, not prepared" in caplog.text
+    assert "indexed not prepared (its pilots: at least 19.1 s)" in caplog.text
     assert asked.built["indexed"] == [64, 1_250] and asked["indexed"] == []
     # Prepared, plain was timed on its own: one untimed row, then 8 rows.
     assert asked.built["plain"] == [64, 1_250, 20_000] and asked["plain"] == [1, 8]
@@ -205,7 +213,9 @@ def test_a_preparation_dearer_than_another_join_is_not_made(monkeypatch, clock, 
 def test_a_fixed_cost_per_call_does_not_drop_the_faster_method(monkeypatch, clock, caplog):
     """20 ms a call makes the first 8 rows' mean rate 26 s for a join of 1 s;
     less the first call's time, the lower estimate keeps it in the running."""
-    _registered_plans(monkeypatch, clock, {"lean": 1.0, "plain": 5.0}, per_call={"lean": 0.02})
+    _registered_plans(
+        monkeypatch, clock, {"lean": 1.0, "plain": 5.0}, per_call={"lean": 0.02}, n_rows=10_000
+    )
     with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
         similarity_join([f"w{i:05d}" for i in range(10_000)], threshold=1)
     assert "chose 'lean'" in caplog.text
@@ -215,7 +225,7 @@ def test_a_likely_loser_is_not_sampled_at_a_cost_beyond_the_share(monkeypatch, c
     """After 32 rows of 10,000 the dear method's next sample (128 rows, 0.38 s)
     would cost more than 3 % of the cheap one's 10 s: it is dropped there,
     though its lead (3x) is under the 4x that drops any method."""
-    asked = _registered_plans(monkeypatch, clock, {"dear": 30.0, "cheap": 10.0})
+    asked = _registered_plans(monkeypatch, clock, {"dear": 30.0, "cheap": 10.0}, n_rows=10_000)
     strings = np.array([f"w{i:05d}" for i in range(10_000)], dtype=object)
     choice = auto_module.choose_join_method(
         "auto", strings, None, get_metric("levenshtein"), 0, None
@@ -225,7 +235,9 @@ def test_a_likely_loser_is_not_sampled_at_a_cost_beyond_the_share(monkeypatch, c
 
 
 def test_a_settled_plan_is_not_sampled_again(monkeypatch, clock):
-    asked = _registered_plans(monkeypatch, clock, {"a": 12.0, "b": 10.0}, settling=("a",))
+    asked = _registered_plans(
+        monkeypatch, clock, {"a": 12.0, "b": 10.0}, settling=("a",), n_rows=100_000
+    )
     strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
     choice = auto_module.choose_join_method(
         "auto", strings, None, get_metric("levenshtein"), 0, None
@@ -252,7 +264,9 @@ def test_a_partition_sample_spreads_over_the_lengths():
 
 
 def test_a_method_that_declines_is_not_timed(monkeypatch, clock, caplog):
-    _registered_plans(monkeypatch, clock, {"picky": 1.0, "steady": 10.0}, declining=("picky",))
+    _registered_plans(
+        monkeypatch, clock, {"picky": 1.0, "steady": 10.0}, declining=("picky",), n_rows=3000
+    )
     with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
         similarity_join([f"w{i:04d}" for i in range(3000)], threshold=1)
     assert "chose 'steady'" in caplog.text and "picky declined" in caplog.text
@@ -287,3 +301,42 @@ def test_a_join_the_small_joins_method_takes_long_is_compared(monkeypatch, clock
     assert "chose 'indexed'" in caplog.text
     assert asked.built["plain"] == [20_000]  # first, unpiloted
     assert asked.built["indexed"] == [64, 1_250, 20_000]  # pilots, then the plan
+
+
+def test_a_method_its_pilots_show_slower_is_not_prepared(monkeypatch, clock, caplog):
+    """Its index is cheap (0.5 s), but the join of its pilots' 1,250 rows,
+    times the 16 times as many rows the whole join has, is 12.4 s where
+    brute force joins in 10 s: the index is built for the pilots only (the
+    partition filter on person records within similarity 0.85 of normalized
+    Indel, 56 s against brute force's 2.3 s at 100,000, spent 0.6 s there)."""
+    asked = _registered_plans(
+        monkeypatch,
+        clock,
+        {"indexed": 200.0, "plain": 10.0},
+        preparing={"indexed": 0.5},
+        small=("plain",),
+        n_rows=20_000,
+    )
+    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
+        similarity_join([f"w{i:05d}" for i in range(20_000)], threshold=1)
+    assert "chose 'plain'" in caplog.text
+    assert "indexed not prepared (its pilots: at least 12.9 s)" in caplog.text
+    assert asked.built["indexed"] == [64, 1_250] and asked["indexed"] == []
+    assert asked.piloted["indexed"] == [1, 128]
+
+
+def test_a_method_its_pilots_bound_below_another_is_prepared(monkeypatch, clock, caplog):
+    """The same, the whole join 100 s: its pilots allow about 6.7 s, under brute
+    force's 10 s, so it is prepared and sampled (and loses)."""
+    asked = _registered_plans(
+        monkeypatch,
+        clock,
+        {"indexed": 100.0, "plain": 10.0},
+        preparing={"indexed": 0.5},
+        small=("plain",),
+        n_rows=20_000,
+    )
+    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
+        similarity_join([f"w{i:05d}" for i in range(20_000)], threshold=1)
+    assert "chose 'plain'" in caplog.text
+    assert asked.built["indexed"] == [64, 1_250, 20_000] and asked["indexed"]
