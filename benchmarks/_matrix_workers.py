@@ -26,8 +26,15 @@ PROBE, MIN_JUDGED, REPEAT_BELOW, EXACT_ROUNDS = 20_000, 5, 1.0, 5
 # Side by side, a method under REPEAT_BELOW is called until its calls add up
 # to TIMED_SECONDS (at most MAX_ROUNDS calls): five calls of a 0.04 s join
 # put brute force and auto, running the same code under Jaro, 0.86 to 1.12
-# apart (matrix_joins at 93a08ae).
-TIMED_SECONDS, MAX_ROUNDS = 0.6, 15
+# apart (matrix_joins at 93a08ae). One from REPEAT_BELOW to ONCE_FROM is
+# called LONG_ROUNDS times: one call of auto on 10,000 words within 3 edits
+# was 1.66 times brute force's median (0a81b03), a single sample's choice.
+TIMED_SECONDS, MAX_ROUNDS, ONCE_FROM, LONG_ROUNDS = 0.6, 15, 3.0, 3
+EXACT_TIMING = (
+    f"auto, partition, brute, dedup: one worker, a new seeded order each round; the median of "
+    f"{EXACT_ROUNDS} to {MAX_ROUNDS} calls adding up to {TIMED_SECONDS:g} s under "
+    f"{REPEAT_BELOW:g} s, of {LONG_ROUNDS} up to {ONCE_FROM:g} s, 1 call above"
+)
 
 
 class Partial(dict):
@@ -245,15 +252,19 @@ def join_peer(spec, reply):
 def join_exact(spec, reply):
     """similarity_join's exact methods and the deduplicator (``spec["methods"]``:
     auto, partition, brute, dedup) side by side, every threshold: the methods
-    take turns, in an order that rotates each round, so that auto's time over
+    take turns, in a new seeded order each round, so that auto's time over
     the faster of the other two, and the deduplicator's over the join, are
     not comparisons of two moments of a shared machine (timed in processes
     of their own, minutes apart, words within 2 edits gave 1.46 where
-    ``bench_join_auto``, side by side at the same time, gave 1.13). A method
-    whose first call took ``REPEAT_BELOW`` seconds or more is timed once;
-    otherwise at least ``EXACT_ROUNDS`` times and until its calls add up to
-    ``TIMED_SECONDS`` (at most ``MAX_ROUNDS``); the median is kept. Keys
-    ``"t<index>@method"``; the deduplicator's arrays are its labels.
+    ``bench_join_auto``, side by side at the same time, gave 1.13). A
+    rotation put auto after the deduplicator in two rounds of three, and
+    auto, running brute force's code under Jaro, took 1.1 to 1.2 times its
+    time (0a81b03). A method whose first call took under ``REPEAT_BELOW``
+    seconds is timed at least ``EXACT_ROUNDS`` times and until its calls add
+    up to ``TIMED_SECONDS`` (at most ``MAX_ROUNDS``), one under
+    ``ONCE_FROM`` seconds ``LONG_ROUNDS`` times, a longer one once; the
+    median is kept. Keys ``"t<index>@method"``; the deduplicator's arrays
+    are its labels.
     """
     strings, _ = _data(spec)
     rows = judged_rows(len(strings), spec["n_judged"])
@@ -262,8 +273,9 @@ def join_exact(spec, reply):
     _warm_up("dedup" if "dedup" in methods else "auto", strings, spec["thresholds"][0], keywords)
     for index, threshold in enumerate(spec["thresholds"]):
         times, found, peaks = {method: [] for method in methods}, {}, {}
-        for turn in range(MAX_ROUNDS):
-            for method in methods[turn % len(methods) :] + methods[: turn % len(methods)]:
+        rng = np.random.default_rng(index)
+        for _ in range(MAX_ROUNDS):
+            for method in [methods[i] for i in rng.permutation(len(methods))]:
                 if not _timed_again(times[method]):
                     continue
                 gc.collect()  # the garbage of the method before is not this one's time
@@ -287,8 +299,10 @@ def _timed_again(done):
     """Whether a method timed ``done`` so far is called once more (see join_exact)."""
     if not done:
         return True
-    if done[0] >= REPEAT_BELOW or len(done) >= MAX_ROUNDS:
+    if done[0] >= ONCE_FROM or len(done) >= MAX_ROUNDS:
         return False
+    if done[0] >= REPEAT_BELOW:
+        return len(done) < LONG_ROUNDS
     return len(done) < EXACT_ROUNDS or sum(done) < TIMED_SECONDS
 
 

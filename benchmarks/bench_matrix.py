@@ -72,7 +72,7 @@ from benchmarks._matrix_data import BASES, JOIN_BASES, QUERY_SETS, applies
 from benchmarks._matrix_metrics import PROCESSORS, string_metrics, thresholds
 from benchmarks._matrix_peers import knn_peers
 from benchmarks._matrix_report import gate_lines, join_rows, join_table, knn_rows, knn_table
-from benchmarks._matrix_workers import prepare
+from benchmarks._matrix_workers import EXACT_TIMING, prepare
 from sklearn_ed.distances import get_metric
 
 _COUNTER = itertools.count()
@@ -286,8 +286,7 @@ def main(argv=None):
         f"{args.brute_budget:g} s a set",
         f"joins: rapidfuzz with score_cutoff on {args.n_judged} rows (fewer, as for kNN) against "
         "all, the upper triangle's time projected; pairs*: its pairs touching those rows",
-        "auto, partition, brute, dedup: one worker, taking turns, the median of 5 to 15 calls "
-        "adding up to 0.6 s (1 call if over 1 s)",
+        EXACT_TIMING,
         "dedup rec: share of those pairs whose strings the deduplicator puts in one group",
         "string_grouper itself is not installed here (it needs pandas < 3): its engine is 'tf-idf'",
     ]

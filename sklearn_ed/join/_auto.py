@@ -38,10 +38,10 @@ time scaled up), and that small join sampled, which bounds the whole join
 from below (:func:`_pilot`). They are prepared in the order of their
 pilots, and one whose preparation would take more than
 ``PREPARATION_SHARE`` of the least estimate so far, or whose pilots put its
-least time above that estimate, is never prepared: the partition filter's
-index of 100,000 person records was built and sampled for nothing where
-brute force was 1.3 times faster (the matrix at 066dcca), 0.5 to 0.7 s
-each time.
+least time above that estimate, is never prepared: on 100,000 person
+records under normalized Indel the partition filter's index was built and
+sampled for a join 24 to 32 times slower than brute force's, and auto took
+1.2 to 1.3 times brute force's time (the matrix at 066dcca).
 """
 
 import logging
@@ -80,7 +80,7 @@ PREPARATION_SHARE = 0.5
 # partition filter made auto take 1.3-1.5 times brute force's time on joins
 # of 10,000 names (the matrix at 93089f4), and 1.2 times on 10,000 words
 # within 2 edits on sorted tokens (brute force estimated 0.12 s; the matrix
-# at 066dcca). At 10,000 strings the partition filter was at most 1.11
+# at 8c3e111). At 10,000 strings the partition filter was at most 1.11
 # times faster than brute force wherever brute force took under 0.2 s.
 COMPARED_FROM_SECONDS = 0.2
 # Time spent sampling, at most, as a share of the cheapest estimate.
