@@ -504,7 +504,7 @@ RUNS = [
         "--processors none,sort_tokens --thresholds levenshtein=2 "
         "normalized_levenshtein=0.15 normalized_indel=0.15 jaro=0.1 jaro_winkler=0.1 "
         "--n-judged 200 --cell-timeout 300 --json '{results}/matrix_joins_100k.json'",
-        minutes=35,
+        minutes=30,
         docs="benchmarks/matrix",
     ),
     Run(
