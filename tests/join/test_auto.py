@@ -303,22 +303,29 @@ def test_a_join_the_small_joins_method_takes_long_is_compared(monkeypatch, clock
     assert asked.built["indexed"] == [64, 1_250, 20_000]  # pilots, then the plan
 
 
-def test_a_method_its_pilots_show_slower_is_not_prepared(monkeypatch, clock, caplog):
-    """Its index is cheap (0.5 s), but the join of its pilots' 1,250 rows,
-    times the 16 times as many rows the whole join has, is 12.4 s where
-    brute force joins in 10 s: the index is built for the pilots only (the
-    partition filter on person records within similarity 0.85 of normalized
-    Indel, 56 s against brute force's 2.3 s at 100,000, spent 0.6 s there)."""
+def _cheap_index_join(monkeypatch, clock, caplog, indexed_seconds):
+    """A 20,000-row join: "indexed" (0.5 s to prepare, ``indexed_seconds`` to
+    join) against brute force's 10 s; what was asked of the plans."""
     asked = _registered_plans(
         monkeypatch,
         clock,
-        {"indexed": 200.0, "plain": 10.0},
+        {"indexed": indexed_seconds, "plain": 10.0},
         preparing={"indexed": 0.5},
         small=("plain",),
         n_rows=20_000,
     )
     with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
         similarity_join([f"w{i:05d}" for i in range(20_000)], threshold=1)
+    return asked
+
+
+def test_a_method_its_pilots_show_slower_is_not_prepared(monkeypatch, clock, caplog):
+    """Its index is cheap (0.5 s), but the join of its pilots' 1,250 rows,
+    times the 16 times as many rows the whole join has, is 12.4 s where
+    brute force joins in 10 s: the index is built for the pilots only (the
+    partition filter on person records within similarity 0.85 of normalized
+    Indel, 56 s against brute force's 2.3 s at 100,000, spent 0.6 s there)."""
+    asked = _cheap_index_join(monkeypatch, clock, caplog, 200.0)
     assert "chose 'plain'" in caplog.text
     assert "indexed not prepared (its pilots: at least 12.9 s)" in caplog.text
     assert asked.built["indexed"] == [64, 1_250] and asked["indexed"] == []
@@ -328,15 +335,6 @@ def test_a_method_its_pilots_show_slower_is_not_prepared(monkeypatch, clock, cap
 def test_a_method_its_pilots_bound_below_another_is_prepared(monkeypatch, clock, caplog):
     """The same, the whole join 100 s: its pilots allow about 6.7 s, under brute
     force's 10 s, so it is prepared and sampled (and loses)."""
-    asked = _registered_plans(
-        monkeypatch,
-        clock,
-        {"indexed": 100.0, "plain": 10.0},
-        preparing={"indexed": 0.5},
-        small=("plain",),
-        n_rows=20_000,
-    )
-    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
-        similarity_join([f"w{i:05d}" for i in range(20_000)], threshold=1)
+    asked = _cheap_index_join(monkeypatch, clock, caplog, 100.0)
     assert "chose 'plain'" in caplog.text
     assert asked.built["indexed"] == [64, 1_250, 20_000] and asked["indexed"]
