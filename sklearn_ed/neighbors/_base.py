@@ -198,7 +198,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
         if (
             brute_force
             or fixed is None
-            and n_available <= 2 * sample_size(k)
+            and n_available <= 2 * sample_size(k, self.target_recall)
             or fixed is not None
             and fixed >= n_available
         ):
@@ -252,9 +252,16 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
         self._check_n_candidates(self.n_neighbors, self.n_samples_fit_)
 
     def _checked_recall(self, k, at_least, sample):
-        with self._progress(sample_size(k), "recall check (exact brute force)") as progress:
+        size = sample_size(k, self.target_recall)
+        with self._progress(size, "recall check (exact brute force)") as progress:
             return check_recall(
-                self.search_, k, at_least, progress, random_state=self._seed, sample=sample
+                self.search_,
+                k,
+                at_least,
+                progress,
+                random_state=self._seed,
+                sample=sample,
+                target_recall=self.target_recall,
             )
 
     def _partial_fit(self, X):

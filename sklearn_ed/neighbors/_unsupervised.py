@@ -76,7 +76,8 @@ class FilterRefineNeighbors(FilterRefineBase):
     check_recall : bool, default=True
         Estimate the filter's recall at fit (``estimated_recall_``): a
         seeded sample of the base (20 to 200 items, about 200 true
-        neighbors in all) is searched as queries, each excluded from its
+        neighbors in all, or 4 / (1 - ``target_recall``) where that is
+        more) is searched as queries, each excluded from its
         own answer, and compared with its exact neighbors: by brute force
         with a cut-off, or, for short strings, among the items the metric's
         lower bound cannot rule out. A third to a half of the fit on the

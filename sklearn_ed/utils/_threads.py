@@ -10,14 +10,19 @@ import threading
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from joblib.parallel import get_active_backend
 
 # rapidfuzz starts its threads at every call with ``workers`` above 1: about
 # 0.25 ms, as long as it takes to compare 2,000 pairs of short records on one
 # thread. Two workers were level with one at 20,000 pairs (cpdist under
-# Levenshtein, 25-character records), 1.36 times as fast at 100,000.
-PARALLEL_PAIRS = 20_000
+# Levenshtein, 25-character records), 1.36 times as fast at 100,000. The
+# threshold is in characters, so that 500 pairs of 1 kbp reads (20 ms of one
+# thread) are shared too.
+PARALLEL_CHARACTERS = 20_000 * 2 * 25
+# Pairs whose lengths estimate a call's characters.
+_LENGTH_SAMPLE = 64
 
 _POOLS = {}
 _POOL_LOCK = threading.Lock()
@@ -119,15 +124,16 @@ def _mark_pool_thread():
     _POOL_THREAD.active = True
 
 
-def pair_call_workers(n_pairs, workers):
-    """rapidfuzz's ``workers`` for one call over ``n_pairs`` pairs: ``workers``
-    from ``PARALLEL_PAIRS`` pairs on, 1 below (where starting the threads
-    costs more than they save).
+def pair_call_workers(X, Y, workers):
+    """rapidfuzz's ``workers`` for one paired call over ``X[i], Y[i]``:
+    ``workers`` from ``PARALLEL_CHARACTERS`` characters on (estimated from
+    the lengths of up to 64 pairs spread over the call), 1 below, where
+    starting the threads costs more than they save.
 
     Parameters
     ----------
-    n_pairs : int
-        Pairs the call compares.
+    X, Y : sequence of str or of sequences, same length
+        The pairs the call compares.
     workers : int
         The workers the caller would use (rapidfuzz semantics, -1: all cores).
 
@@ -135,4 +141,9 @@ def pair_call_workers(n_pairs, workers):
     -------
     workers : int
     """
-    return workers if n_pairs >= PARALLEL_PAIRS else 1
+    n_pairs = len(X)
+    if n_pairs == 0 or workers == 1:
+        return 1
+    sampled = np.linspace(0, n_pairs - 1, min(n_pairs, _LENGTH_SAMPLE)).astype(np.int64)
+    per_pair = sum(len(X[i]) + len(Y[i]) for i in sampled.tolist()) / len(sampled)
+    return workers if n_pairs * per_pair >= PARALLEL_CHARACTERS else 1

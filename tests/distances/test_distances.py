@@ -104,6 +104,29 @@ def test_score_cutoff_marks_far_candidates_infinite():
     np.testing.assert_array_equal(refined, [[0.0, 1.0, np.inf]])
 
 
+def test_many_distinct_cutoffs_share_calls_and_keep_each_its_own():
+    """Past 16 distinct cut-offs a block's calls take laddered ones (at most
+    1/8 above); every pair is still held to its own query's, ties kept."""
+    rng = np.random.default_rng(0)
+    base = ["".join(rng.choice(list("ACGT"), size=rng.integers(60, 90))) for _ in range(60)]
+    queries = base[:40]
+    candidates = rng.integers(-1, len(base), size=(40, 12))
+    full = candidate_distances(queries, base, candidates)
+    finite = np.where(np.isfinite(full), full, np.nan)
+    # Cut-offs at a distance each query has, so that ties at it must be kept.
+    cutoffs = np.nanmedian(finite, axis=1)
+    assert len(np.unique(cutoffs)) > 16
+    cut = candidate_distances(queries, base, candidates, score_cutoff=cutoffs)
+    np.testing.assert_array_equal(cut, np.where(full <= cutoffs[:, None], full, np.inf))
+    scaled = candidate_distances(
+        queries, base, candidates, metric="normalized_levenshtein", score_cutoff=cutoffs / 100
+    )
+    normalized = candidate_distances(queries, base, candidates, metric="normalized_levenshtein")
+    np.testing.assert_array_equal(
+        scaled, np.where(normalized <= cutoffs[:, None] / 100, normalized, np.inf)
+    )
+
+
 def test_empty_candidate_slots_are_infinite():
     refined = candidate_distances(["ab"], ["ab", "b"], np.array([[1, -1]]))
     np.testing.assert_array_equal(refined, [[1.0, np.inf]])

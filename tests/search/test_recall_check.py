@@ -235,3 +235,46 @@ def test_a_wider_check_reuses_the_exact_pairs_of_the_first(monkeypatch):
     fresh = check_recall(search.search_, 1, 2_000, progress, random_state=0)
     assert len(exact_passes) == 2
     np.testing.assert_array_equal(wider.per_query, fresh.per_query)
+
+
+def test_a_high_target_is_certified_by_a_larger_sample(reads):
+    """At k = 10 a sample of 20 pseudo-queries (200 neighbors) certifies at
+    most 0.993, so a target of 0.995 was never reached and the filter gave
+    way to brute force; the sample now grows with the target."""
+    from sklearn_ed.search import sample_size
+
+    assert sample_size(10) == 20 and sample_size(1) == 200
+    assert sample_size(10, 0.995) == 80 and sample_size(10, 0.998) == 200
+    assert sample_size(10, 1.0) == 200
+    base, queries, exact = reads
+    search = FilterRefineNeighbors(n_neighbors=10, target_recall=0.995, random_state=0).fit(base)
+    assert search.search_method_ != "brute_force" and search.n_candidates_ < len(base)
+    assert search._recall_check.n_queries == 80
+    assert search.estimated_recall_ - search.estimated_recall_se_ >= 0.995
+    distances, _ = search.kneighbors(queries)
+    assert _top_k_recall(distances, exact, 10) >= 0.99
+
+
+def test_refine_of_long_strings_cut_off_block_by_block_keeps_the_answers(reads):
+    """Long strings refine their candidates in growing blocks, each cut off
+    at the k-th distance of those before: the top-k, ties at the k-th
+    included, are those of the full distances."""
+    base, queries, _ = reads
+    search = FilterRefineNeighbors(
+        QGramEmbedder(), n_neighbors=5, n_candidates=200, check_recall=False
+    ).fit(base)
+    fitted = search.search_
+    assert fitted.policy.refine_cutoff
+    candidates = fitted.candidates(queries, 200)
+    full = fitted.distances(queries, candidates)
+    distances, indices = fitted.refine(queries, candidates, 5)
+    np.testing.assert_array_equal(distances, np.sort(full, axis=1)[:, :5])
+    for row in range(len(queries)):
+        kth = distances[row, -1]
+        tied = np.sort(candidates[row][full[row] == kth])
+        # Ties at the k-th distance go to the smaller index.
+        strictly_nearer = np.sort(candidates[row][full[row] < kth])
+        np.testing.assert_array_equal(
+            np.sort(indices[row]),
+            np.sort(np.concatenate([strictly_nearer, tied[: 5 - len(strictly_nearer)]])),
+        )

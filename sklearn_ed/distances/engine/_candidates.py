@@ -22,6 +22,11 @@ from ._pairwise import _LARGEST_CUTOFF, integer_cutoff
 # which prepares the query once (rapidfuzz's paired call prepares every pair:
 # 20x slower per pair on words when a radius query verifies thousands).
 _PAIRED_WIDTH = 512
+# Distinct cut-offs of a block that get a call each; beyond, they share calls
+# on a ladder of steps 1/8 apart.
+_CUTOFF_GROUPS = 16
+_CUTOFF_LADDER = 1.125
+_LADDER_SLACK = 1e-9
 
 
 def candidate_distances(
@@ -190,8 +195,11 @@ def _check_candidate_range(candidates, n_items):
 def _paired_block(spec, queries, Y, candidates, cutoffs, paired):
     """Distances of a block of queries to their candidates, one call per cut-off.
 
-    Integer-valued metrics have few distinct cut-offs, so the pairs are
-    grouped by their query's cut-off and each group is one batched call.
+    rapidfuzz takes one cut-off a call, so the pairs are grouped by their
+    query's cut-off and each group is one batched call; past
+    ``_CUTOFF_GROUPS`` distinct cut-offs, each is rounded up to a step of a
+    geometric ladder for its call (see :func:`_laddered`), and the pairs are
+    still held to their own.
     """
     block = np.full(candidates.shape, np.inf)
     rows, columns = np.nonzero(candidates >= 0)
@@ -207,17 +215,41 @@ def _paired_block(spec, queries, Y, candidates, cutoffs, paired):
     pair_cutoffs = cutoffs[rows]
     if spec.integer_valued:
         pair_cutoffs = np.floor(np.minimum(pair_cutoffs, _LARGEST_CUTOFF))
-    for cutoff in np.unique(pair_cutoffs):
-        group = np.flatnonzero(pair_cutoffs == cutoff)
+    call_cutoffs = np.unique(pair_cutoffs)
+    if len(call_cutoffs) > _CUTOFF_GROUPS:
+        call_cutoffs, group_of_pair = np.unique(
+            _laddered(pair_cutoffs, spec.integer_valued), return_inverse=True
+        )
+    else:
+        group_of_pair = np.searchsorted(call_cutoffs, pair_cutoffs)
+    by_group = np.argsort(group_of_pair, kind="stable")
+    bounds = np.searchsorted(group_of_pair[by_group], np.arange(len(call_cutoffs) + 1))
+    for cutoff, start, stop in zip(call_cutoffs, bounds[:-1], bounds[1:]):
+        group = by_group[start:stop]
         kwargs = (
             {}
             if np.isinf(cutoff) or not spec.supports_cutoff
             else {"score_cutoff": int(cutoff) if spec.integer_valued else float(cutoff)}
         )
         values = paired(pair_queries[group], pair_items[group], **kwargs).astype(np.float64)
-        values[values > cutoff] = np.inf
+        values[values > pair_cutoffs[group]] = np.inf
         block[rows[group], columns[group]] = values
     return block
+
+
+def _laddered(cutoffs, integer_valued):
+    """Each cut-off rounded up to the next step of ``_CUTOFF_LADDER`` (zero and
+    ``inf`` kept): never below its own, at most 1/8 above.
+
+    The refine of long strings cuts each query off at its own k-th distance:
+    2,048 reads held about 300 distinct ones, and 300 calls of 7 reads'
+    candidates each were too small to share between threads.
+    """
+    positive = np.isfinite(cutoffs) & (cutoffs > 0)
+    laddered = cutoffs.copy()
+    steps = np.ceil(np.log(cutoffs[positive]) / np.log(_CUTOFF_LADDER) - _LADDER_SLACK)
+    laddered[positive] = np.maximum(np.power(_CUTOFF_LADDER, steps), cutoffs[positive])
+    return np.floor(laddered) if integer_valued else laddered
 
 
 def _as_object_array(items):

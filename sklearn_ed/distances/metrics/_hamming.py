@@ -29,7 +29,7 @@ def hamming_paired(X, Y, score_cutoff=None, workers=1):
         scorer=Hamming.distance,
         score_cutoff=score_cutoff,
         dtype=np.int32,
-        workers=pair_call_workers(len(X), workers),
+        workers=pair_call_workers(X, Y, workers),
         scorer_kwargs={"pad": True},
     )
 

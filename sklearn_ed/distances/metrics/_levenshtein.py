@@ -32,7 +32,7 @@ def levenshtein_paired(X, Y, score_cutoff=None, workers=1):
         scorer=Levenshtein.distance,
         score_cutoff=score_cutoff,
         dtype=np.int32,
-        workers=pair_call_workers(len(X), workers),
+        workers=pair_call_workers(X, Y, workers),
     )
 
 

@@ -36,7 +36,7 @@ def scorer_pairwise(X, Y, score_cutoff=None, *, scorer, unit):
 
 def scorer_paired(X, Y, score_cutoff=None, workers=1, *, scorer, unit):
     """Distance of ``X[i]`` to ``Y[i]`` for every i, by a rapidfuzz scorer."""
-    workers = pair_call_workers(len(X), workers)
+    workers = pair_call_workers(X, Y, workers)
     return _scored(process.cpdist, X, Y, score_cutoff, scorer, unit, workers=workers)
 
 
