@@ -17,10 +17,11 @@ from joblib.parallel import get_active_backend
 # rapidfuzz starts its threads at every call with ``workers`` above 1: about
 # 0.25 ms, as long as it takes to compare 2,000 pairs of short records on one
 # thread. Two workers were level with one at 20,000 pairs (cpdist under
-# Levenshtein, 25-character records), 1.36 times as fast at 100,000. The
-# threshold is in characters, so that 500 pairs of 1 kbp reads (20 ms of one
-# thread) are shared too.
-PARALLEL_CHARACTERS = 20_000 * 2 * 25
+# Levenshtein, 25-character records), 1.36 times as fast at 100,000. Long
+# strings get threads from as many characters, so that 500 pairs of 1 kbp
+# reads (20 ms of one thread) are shared too.
+PARALLEL_PAIRS = 20_000
+PARALLEL_CHARACTERS = PARALLEL_PAIRS * 2 * 25
 # Pairs whose lengths estimate a call's characters.
 _LENGTH_SAMPLE = 64
 
@@ -126,9 +127,9 @@ def _mark_pool_thread():
 
 def pair_call_workers(X, Y, workers):
     """rapidfuzz's ``workers`` for one paired call over ``X[i], Y[i]``:
-    ``workers`` from ``PARALLEL_CHARACTERS`` characters on (estimated from
-    the lengths of up to 64 pairs spread over the call), 1 below, where
-    starting the threads costs more than they save.
+    ``workers`` from ``PARALLEL_PAIRS`` pairs or ``PARALLEL_CHARACTERS``
+    characters on (estimated from the lengths of up to 64 pairs spread over
+    the call), 1 below, where starting the threads costs more than they save.
 
     Parameters
     ----------
@@ -144,6 +145,8 @@ def pair_call_workers(X, Y, workers):
     n_pairs = len(X)
     if n_pairs == 0 or workers == 1:
         return 1
+    if n_pairs >= PARALLEL_PAIRS:
+        return workers
     sampled = np.linspace(0, n_pairs - 1, min(n_pairs, _LENGTH_SAMPLE)).astype(np.int64)
     per_pair = sum(len(X[i]) + len(Y[i]) for i in sampled.tolist()) / len(sampled)
     return workers if n_pairs * per_pair >= PARALLEL_CHARACTERS else 1

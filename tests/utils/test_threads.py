@@ -6,15 +6,16 @@ from rapidfuzz import process
 from sklearn_ed.distances import get_metric
 from sklearn_ed.join._verify import verified
 from sklearn_ed.utils import pair_call_workers
-from sklearn_ed.utils._threads import PARALLEL_CHARACTERS
+from sklearn_ed.utils._threads import PARALLEL_CHARACTERS, PARALLEL_PAIRS
 
 
-def test_a_call_of_few_characters_runs_on_one_worker():
-    # 25-character records: threads from 20,000 pairs on.
-    short = np.array(["x" * 25] * 20_000, dtype=object)
-    assert pair_call_workers(short[:-1], short[:-1], 2) == 1
-    assert pair_call_workers(short, short, 2) == 2
-    assert pair_call_workers(short, short, -1) == -1
+def test_a_call_of_few_pairs_and_characters_runs_on_one_worker():
+    # Words or 25-character records: threads from 20,000 pairs on, as before.
+    for length in (8, 25):
+        short = np.array(["x" * length] * PARALLEL_PAIRS, dtype=object)
+        assert pair_call_workers(short[:-1], short[:-1], 2) == 1
+        assert pair_call_workers(short, short, 2) == 2
+        assert pair_call_workers(short, short, -1) == -1
     # 1 kbp reads: from 500 pairs on.
     reads = np.array(["ACGT" * 250] * 500, dtype=object)
     assert 500 * 2_000 == PARALLEL_CHARACTERS
