@@ -65,12 +65,9 @@ def sample_size(n_neighbors, target_recall=0.95):
     neighbors at 0.998: 2 misses).
     """
     misses_allowed = 1.0 - target_recall
-    wanted = _TARGET_NEIGHBOURS
-    if misses_allowed > 0:
-        wanted = max(wanted, _NEIGHBOURS_PER_MISS / misses_allowed)
-    else:
-        wanted = _MAX_QUERIES * n_neighbors
-    return min(max(math.ceil(wanted / n_neighbors), _MIN_QUERIES), _MAX_QUERIES)
+    wanted = _NEIGHBOURS_PER_MISS / misses_allowed if misses_allowed > 0 else math.inf
+    queries = max(_TARGET_NEIGHBOURS, wanted) / n_neighbors
+    return _MAX_QUERIES if queries >= _MAX_QUERIES else max(math.ceil(queries), _MIN_QUERIES)
 
 
 def candidate_grid(n_neighbors, n_available, at_least=0):
