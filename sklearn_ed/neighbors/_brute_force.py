@@ -6,10 +6,15 @@ a metric whose bound prunes brute force, on a few queries of it:
 whole base costs less than the filter could pay back
 (:func:`~sklearn_ed.search.brute_force_limit`), the search is a
 :class:`~sklearn_ed.search.BruteSearch`: no embedder, no index, no recall
-check, exact answers. A filter gives way to one too where its recall check
+check, exact answers. Where the bound rules out at most half of the base at
+the k-th neighbors' distance (they lie in the crowd: the tenth neighbor of a
+person record), a filter would verify thousands of candidates a query, and
+the limit is exact search's. A filter gives way to one too where its recall check
 reaches ``target_recall`` at no candidate count, or where it answers
 pseudo-queries slower than brute force does (:func:`~sklearn_ed.search.time_queries`).
 """
+
+from dataclasses import replace
 
 from ..search import (
     BRUTE_FORCE,
@@ -36,19 +41,29 @@ class BruteForceMixin:
         if not self._auto_embedder():
             return False
         seconds = brute_force_seconds(self._metric_spec, X, self.n_jobs, self._seed)
-        limit = brute_force_limit(self._search_policy(X))
+        policy = self._search_policy(X)
+        limit, crowded = brute_force_limit(policy), ""
         if seconds > limit and self._metric_spec.brute_force_bound is not None:
             pruned = pruned_brute_seconds(
                 self._metric_spec, X, self.n_neighbors, self.n_jobs, self._seed
             )
-            seconds = min(seconds, pruned)
+            seconds = min(seconds, pruned.seconds)
+            if pruned.crowded and not policy.exact:
+                # A filter's query then verifies thousands of candidates, at
+                # about what exact search costs, and a near lookup finds none
+                # of them: brute force answers up to that search's limit.
+                limit = brute_force_limit(replace(policy, exact=True, near_depth=0))
+                crowded = (
+                    f"; the k-th neighbors lie in the crowd: the bound rules out "
+                    f"{1 - pruned.share_verified:.0%} of the base at their distance"
+                )
         self._brute_query_estimate = seconds
         if seconds > limit:
             return False
         log_progress(
             self,
             f"{len(X)} items: brute force, every item compared (a query of the base "
-            f"costs {1000 * seconds:.3f} ms, at most {1000 * limit:g} ms)",
+            f"costs {1000 * seconds:.3f} ms, at most {1000 * limit:g} ms{crowded})",
         )
         return True
 

@@ -34,7 +34,13 @@ from ._recall_check import (
     low_recall_advice,
     sample_size,
 )
-from ._speed_check import QueryTiming, pruned_brute_seconds, pseudo_queries, time_queries
+from ._speed_check import (
+    PrunedBruteTiming,
+    QueryTiming,
+    pruned_brute_seconds,
+    pseudo_queries,
+    time_queries,
+)
 
 # The user API; the other names above are the developer interface of the
 # estimators, the metrics and the Dask shards.

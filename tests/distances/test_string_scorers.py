@@ -81,6 +81,69 @@ def test_pairwise_is_rapidfuzz_cdist_bit_for_bit(name):
     assert got.dtype == expected.dtype
 
 
+def _mixed_lengths(n, seed):
+    """Strings of 3 to 90 characters: half of them beyond rapidfuzz's SIMD width."""
+    rng = np.random.default_rng(seed)
+    alphabet = list("abcdé ")
+    return ["".join(rng.choice(alphabet, size=rng.integers(3, 91))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("name", ["levenshtein", *NAMES])
+@pytest.mark.parametrize("cutoff", [None, 0.4])
+def test_long_queries_turned_give_rapidfuzz_values_bit_for_bit(name, cutoff):
+    # oriented_cdist computes queries over 64 characters as choices, from 1
+    # or 4 of them: each block holds 6 or more, against mostly short items.
+    queries = _mixed_lengths(12, seed=1)
+    short = [text[:40] for text in _mixed_lengths(60, seed=2)]
+    items = short + _mixed_lengths(8, seed=3)
+    assert sum(len(q) > 64 for q in queries) >= 4
+    metric = get_metric(name)
+    if name == "levenshtein":
+        scorer, dtype, percent = Levenshtein.distance, np.int32, False
+    elif name in PERCENT_SCORERS:
+        scorer, dtype, percent = PERCENT_SCORERS[name], np.float64, True
+    else:
+        (scorer, dtype), percent = SCORERS[name], False
+    limit = None if cutoff is None else (int(30 * cutoff) if dtype is np.int32 else cutoff)
+    expected = process.cdist(queries, items, scorer=scorer, dtype=dtype)
+    if percent:
+        expected = (100.0 - expected) / 100.0
+    got = metric.pairwise(queries, items, score_cutoff=limit)
+    if limit is None:
+        np.testing.assert_array_equal(got, expected)
+    else:
+        # Beyond a cut-off any value beyond it may come back; within, the values.
+        within = expected <= limit
+        np.testing.assert_array_equal(got[within], expected[within])
+        assert (got[~within] > limit).all()
+    assert got.dtype == expected.dtype
+
+
+def test_only_long_rows_against_mostly_short_items_are_turned(monkeypatch):
+    from sklearn_ed.distances.metrics import _oriented_cdist
+
+    calls, cdist = [], process.cdist
+
+    def recorded(X, Y, **kwargs):
+        calls.append((len(X), len(Y), sum(len(text) > 64 for text in X)))
+        return cdist(X, Y, **kwargs)
+
+    monkeypatch.setattr(_oriented_cdist.process, "cdist", recorded)
+    queries = _mixed_lengths(12, seed=1)
+    short = [text[:40] for text in _mixed_lengths(60, seed=2)]
+    n_long = sum(len(q) > 64 for q in queries)
+    turned = get_metric("normalized_levenshtein").pairwise
+    turned(queries, short)
+    # The long rows blanked in the first call, computed as columns in the second.
+    assert calls == [(12, 60, 0), (60, n_long, 0)]
+    calls.clear()
+    turned(queries, [text + "x" * 64 for text in short])  # long items: kept as is
+    get_metric("normalized_indel").pairwise(queries[:3], short)  # under 4 long rows
+    get_metric("damerau_levenshtein").pairwise(queries, short)  # no SIMD: never
+    first_three = sum(len(q) > 64 for q in queries[:3])
+    assert calls == [(12, 60, n_long), (3, 60, first_three), (12, 60, n_long)]
+
+
 @pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=60, deadline=None)
 @given(x=text, y=text)

@@ -5,10 +5,18 @@ import warnings
 
 import numpy as np
 import pytest
+from rapidfuzz.utils import default_process
 
 from sklearn_ed import FilterRefineClassifier, FilterRefineNeighbors, QGramEmbedder, load, save
+from sklearn_ed.datasets import make_person_records
 from sklearn_ed.distances import get_metric, pairwise_distances
-from sklearn_ed.search import BruteSearch, SearchPolicy, brute_force_limit, brute_force_seconds
+from sklearn_ed.search import (
+    BruteSearch,
+    SearchPolicy,
+    brute_force_limit,
+    brute_force_seconds,
+    pruned_brute_seconds,
+)
 
 METRICS = ("levenshtein", "normalized_indel", "jaro_winkler")
 
@@ -206,3 +214,29 @@ def test_a_filter_that_misses_the_target_gives_way_to_brute_force(monkeypatch):
     with pytest.warns(UserWarning, match="below target_recall=0.99"):
         given = FilterRefineNeighbors(QGramEmbedder(), **settings).fit(base)
     assert given.search_method_ == "filter_refine"
+
+
+def test_k_th_neighbors_in_the_crowd_are_answered_by_brute_force_up_to_exact_limit(monkeypatch):
+    """The tenth neighbor of a misspelt person record is no nearer than much
+    of the base: the bound rules out little at its distance, and the fit
+    answers by brute force below exact search's limit, building no filter.
+    The nearest neighbor is far nearer than the crowd."""
+    limits = {(False, False): 0.0, (True, False): 0.0, (False, True): 1.0, (True, True): 0.0}
+    monkeypatch.setattr("sklearn_ed.search._brute.BRUTE_QUERY_SECONDS", limits)
+    records = make_person_records(2_050, random_state=0).data
+    base, queries = records[:2_000], records[2_000:]
+    processed = np.array([default_process(text) for text in base], dtype=object)
+    metric = get_metric("jaro_winkler")
+    assert pruned_brute_seconds(metric, processed, 10, 1, random_state=0).crowded
+    assert not pruned_brute_seconds(metric, processed, 1, 1, random_state=0).crowded
+
+    def no_filter(*args, **kwargs):
+        raise AssertionError("a filter was built")
+
+    monkeypatch.setattr("sklearn_ed.search.FittedSearch.build", no_filter)
+    search = FilterRefineNeighbors(
+        metric="jaro_winkler", processor="default", n_neighbors=10, random_state=0
+    ).fit(base)
+    assert search.search_method_ == "brute_force"
+    exact = pairwise_distances([default_process(q) for q in queries], processed, "jaro_winkler")
+    np.testing.assert_allclose(search.kneighbors(queries)[0], np.sort(exact, axis=1)[:, :10])

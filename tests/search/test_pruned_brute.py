@@ -85,6 +85,47 @@ def test_queries_the_bound_does_not_prune_are_compared_whole_and_then_skip_it(re
     assert small.top_k(metric, 1, False, block[:2], base, exclude[:2]) is not None
 
 
+def test_a_bound_that_fails_on_a_blocks_first_queries_is_not_paid_for_the_rest(records):
+    base, queries = records
+    bounded = []
+
+    class ZeroBound:
+        def bounds(self, batch):
+            bounded.append(len(batch))
+            return np.zeros((len(batch), len(base)))  # rules out nothing
+
+    metric = get_metric("jaro")
+    block = queries[: 3 * JUDGED_QUERIES]
+    exclude = np.full(len(block), -1)
+    rows, _, whole = PruningBound(ZeroBound()).top_k(metric, 1, False, block, base, exclude)
+    assert bounded == [JUDGED_QUERIES]
+    np.testing.assert_array_equal(np.sort(np.concatenate([rows, whole])), np.arange(len(block)))
+    assert len(whole) == len(block)
+
+
+def test_a_bound_that_pays_on_a_blocks_first_queries_prunes_the_rest_exactly(records):
+    base, queries = records
+    metric = get_metric("jaro_winkler")
+    block = queries[: 3 * JUDGED_QUERIES]
+    exclude = np.full(len(block), -1)
+    exclude[JUDGED_QUERIES + 1] = 5
+    pruning = PruningBound(metric.brute_force_bound(base))
+    rows, (distances, indices, tied, verified), whole = pruning.top_k(
+        metric, 1, True, block, base, exclude
+    )
+    assert len(rows) > JUDGED_QUERIES  # the rest pruned too
+    exact = cdist(block, base, scorer=JaroWinkler.normalized_distance, dtype=np.float64)
+    exact[JUDGED_QUERIES + 1, 5] = np.inf
+    for row, found_distances, found_indices, found_tied in zip(rows, distances, indices, tied):
+        order = np.lexsort((np.arange(len(base)), exact[row]))[:1]
+        np.testing.assert_array_equal(found_indices, order)
+        np.testing.assert_array_equal(found_distances, exact[row, order])
+        np.testing.assert_array_equal(
+            found_tied, np.flatnonzero(exact[row] == exact[row, order[-1]])
+        )
+    assert (verified < len(base)).all()
+
+
 def test_a_bound_sent_to_another_process_leaves_its_base_behind(records):
     base, queries = records
     pruning = PruningBound(get_metric("jaro").brute_force_bound(base))

@@ -33,6 +33,7 @@ from ..bounds._deletions import deletion_index
 from ..bounds._halves import halves_index
 from ..bounds._radii import edit_radius
 from ..bounds._string_bounds import HalvedLevenshteinBound, LevenshteinBound
+from ._oriented_cdist import TURN_LCS_LIKE, TURN_LEVENSHTEIN_LIKE
 from ._string_scorers import scorer_metric
 
 
@@ -115,9 +116,16 @@ INDEL = scorer_metric(
     far_lookup=halves_index,
     levenshtein_radius=edit_radius,
     prefix_distance="indel",
+    turn_long_rows_from=TURN_LCS_LIKE,
 )
 OSA_METRIC = scorer_metric(
-    "osa", OSA.distance, "edits", oracle=osa_oracle, is_metric=False, **_HALF_LEVENSHTEIN
+    "osa",
+    OSA.distance,
+    "edits",
+    oracle=osa_oracle,
+    is_metric=False,
+    turn_long_rows_from=TURN_LEVENSHTEIN_LIKE,
+    **_HALF_LEVENSHTEIN,
 )
 DAMERAU_LEVENSHTEIN = scorer_metric(
     "damerau_levenshtein",
@@ -128,5 +136,11 @@ DAMERAU_LEVENSHTEIN = scorer_metric(
     **_HALF_LEVENSHTEIN,
 )
 LCSSEQ = scorer_metric(
-    "lcsseq", LCSseq.distance, "edits", oracle=lcsseq_oracle, is_metric=True, **_HALF_LEVENSHTEIN
+    "lcsseq",
+    LCSseq.distance,
+    "edits",
+    oracle=lcsseq_oracle,
+    is_metric=True,
+    turn_long_rows_from=TURN_LCS_LIKE,
+    **_HALF_LEVENSHTEIN,
 )

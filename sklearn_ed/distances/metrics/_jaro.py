@@ -11,6 +11,7 @@ from functools import partial
 from rapidfuzz.distance import Jaro, JaroWinkler
 
 from ..bounds._bag_bounds import JaroBagBound
+from ._oriented_cdist import TURN_LEVENSHTEIN_LIKE
 from ._string_scorers import scorer_metric
 
 
@@ -64,6 +65,7 @@ JARO = scorer_metric(
     is_metric=False,
     lower_bound=partial(JaroBagBound, scale=1 / 3),
     brute_force_bound=partial(JaroBagBound, scale=1 / 3),
+    turn_long_rows_from=TURN_LEVENSHTEIN_LIKE,
 )
 JARO_WINKLER = scorer_metric(
     "jaro_winkler",
@@ -73,4 +75,5 @@ JARO_WINKLER = scorer_metric(
     is_metric=False,
     lower_bound=partial(JaroBagBound, scale=0.2),
     brute_force_bound=partial(JaroBagBound, scale=0.2),
+    turn_long_rows_from=TURN_LEVENSHTEIN_LIKE,
 )

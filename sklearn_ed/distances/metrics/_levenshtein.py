@@ -10,13 +10,16 @@ from ..bounds._deletions import deletion_index
 from ..bounds._halves import halves_index
 from ..bounds._radii import edit_radius
 from ..bounds._string_bounds import LevenshteinBound
+from ._oriented_cdist import TURN_LEVENSHTEIN_LIKE, oriented_cdist
 
 
 def levenshtein_pairwise(X, Y, score_cutoff=None):
-    """Unit-cost edit distances between every string of X and of Y."""
-    return process.cdist(
+    """Unit-cost edit distances between every string of X and of Y (queries
+    beyond rapidfuzz's SIMD width turned: :func:`oriented_cdist`)."""
+    return oriented_cdist(
         X,
         Y,
+        turn_from=TURN_LEVENSHTEIN_LIKE,
         scorer=Levenshtein.distance,
         score_cutoff=score_cutoff,
         dtype=np.int32,

@@ -22,6 +22,7 @@ from ..bounds._radii import normalized_radius
 from ..bounds._string_bounds import NormalizedBound
 from ._edit_scorers import lcs_length
 from ._levenshtein import levenshtein_oracle
+from ._oriented_cdist import TURN_LCS_LIKE, TURN_LEVENSHTEIN_LIKE
 from ._string_scorers import scorer_metric
 
 
@@ -37,7 +38,7 @@ def normalized_indel_oracle(x, y):
     return (n + m - 2 * lcs_length(x, y)) / (n + m) if n or m else 0.0
 
 
-def _normalized_metric(name, scorer, oracle, normalizer, prefix_distance):
+def _normalized_metric(name, scorer, oracle, normalizer, prefix_distance, turn_long_rows_from):
     return scorer_metric(
         name,
         scorer,
@@ -48,6 +49,7 @@ def _normalized_metric(name, scorer, oracle, normalizer, prefix_distance):
         brute_force_bound=partial(NormalizedBagBound, normalizer=normalizer),
         levenshtein_radius=partial(normalized_radius, normalizer=normalizer),
         prefix_distance=prefix_distance,
+        turn_long_rows_from=turn_long_rows_from,
     )
 
 
@@ -57,7 +59,13 @@ NORMALIZED_LEVENSHTEIN = _normalized_metric(
     normalized_levenshtein_oracle,
     "longer",
     "levenshtein",
+    TURN_LEVENSHTEIN_LIKE,
 )
 NORMALIZED_INDEL = _normalized_metric(
-    "normalized_indel", Indel.normalized_distance, normalized_indel_oracle, "sum", "indel"
+    "normalized_indel",
+    Indel.normalized_distance,
+    normalized_indel_oracle,
+    "sum",
+    "indel",
+    TURN_LCS_LIKE,
 )

@@ -22,6 +22,7 @@ from rapidfuzz import process
 
 from ...utils import pair_call_workers
 from .._registry import Metric
+from ._oriented_cdist import oriented_cdist
 
 UNITS = ("edits", "share", "percent")
 # Normalized cut-offs are widened by this much so that no pair at exactly the
@@ -29,9 +30,11 @@ UNITS = ("edits", "share", "percent")
 _CUTOFF_SLACK = 1e-6
 
 
-def scorer_pairwise(X, Y, score_cutoff=None, *, scorer, unit):
-    """Distances between every string of X and of Y by a rapidfuzz scorer."""
-    return _scored(process.cdist, X, Y, score_cutoff, scorer, unit, workers=1)
+def scorer_pairwise(X, Y, score_cutoff=None, *, scorer, unit, turn_long_rows_from=None):
+    """Distances between every string of X and of Y by a rapidfuzz scorer
+    (:func:`oriented_cdist`: long rows turned from ``turn_long_rows_from``)."""
+    cdist = partial(oriented_cdist, turn_from=turn_long_rows_from)
+    return _scored(cdist, X, Y, score_cutoff, scorer, unit, workers=1)
 
 
 def scorer_paired(X, Y, score_cutoff=None, workers=1, *, scorer, unit):
@@ -78,7 +81,9 @@ def _in_range(score_cutoff, dtype):
     return min(max(float(score_cutoff) + _CUTOFF_SLACK, 0.0), 1.0)
 
 
-def scorer_metric(name, scorer, unit, *, oracle, is_metric, **capabilities):
+def scorer_metric(
+    name, scorer, unit, *, oracle, is_metric, turn_long_rows_from=None, **capabilities
+):
     """The :class:`Metric` of a rapidfuzz scorer.
 
     Parameters
@@ -94,6 +99,10 @@ def scorer_metric(name, scorer, unit, *, oracle, is_metric, **capabilities):
         The plain reference ``oracle(x, y) -> float``.
     is_metric : bool
         Whether the distance obeys the triangle inequality.
+    turn_long_rows_from : int, default=None
+        Long queries (beyond rapidfuzz's SIMD width) from which a batched
+        call computes them as choices (:func:`oriented_cdist`, where the
+        costs are measured); None: never, for a scorer without SIMD.
     **capabilities
         The other fields of the :class:`Metric` (``lower_bound``,
         ``levenshtein_radius``, ...).
@@ -102,7 +111,9 @@ def scorer_metric(name, scorer, unit, *, oracle, is_metric, **capabilities):
         raise ValueError(f"unit must be one of {UNITS}, got {unit!r}.")
     return Metric(
         name=name,
-        pairwise=partial(scorer_pairwise, scorer=scorer, unit=unit),
+        pairwise=partial(
+            scorer_pairwise, scorer=scorer, unit=unit, turn_long_rows_from=turn_long_rows_from
+        ),
         input_type="strings",
         integer_valued=unit == "edits",
         supports_cutoff=True,
