@@ -515,6 +515,7 @@ RUNS = [
         docs="benchmarks/matrix",
     ),
     Run("shared_characters", "bench_shared_characters", minutes=3, docs="user_guide/dedup"),
+    Run("oriented_cdist", "bench_oriented_cdist", minutes=3, docs="user_guide/choosing"),
     Run(
         "matrix_knn_records",
         "bench_matrix",

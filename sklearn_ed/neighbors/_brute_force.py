@@ -36,17 +36,24 @@ class BruteForceMixin:
 
     def _brute_force_pays(self, X):
         """``embedder="auto"`` compares every item where a query of the whole
-        base costs less than the filter's (timed on the base)."""
+        base costs less than the filter's (timed on the base).
+
+        Returns ``(pays, prune)``: whether brute force answers, and whether a
+        brute-force search of ``X`` should bound every pair first (where the
+        metric has a bound: its timing against comparing every item)."""
         self._brute_query_estimate = None
         if not self._auto_embedder():
-            return False
+            return False, True
         seconds = brute_force_seconds(self._metric_spec, X, self.n_jobs, self._seed)
         policy = self._search_policy(X)
-        limit, crowded = brute_force_limit(policy), ""
-        if seconds > limit and self._metric_spec.brute_force_bound is not None:
+        limit, crowded, prune = brute_force_limit(policy), "", True
+        if self._metric_spec.brute_force_bound is not None:
             pruned = pruned_brute_seconds(
                 self._metric_spec, X, self.n_neighbors, self.n_jobs, self._seed
             )
+            # Against comparing every item (timed in large blocks, without
+            # the top k: it reads below what a search of it takes).
+            prune = pruned.seconds < seconds
             seconds = min(seconds, pruned.seconds)
             if pruned.crowded and not policy.exact:
                 # A filter's query then verifies thousands of candidates, at
@@ -59,19 +66,19 @@ class BruteForceMixin:
                 )
         self._brute_query_estimate = seconds
         if seconds > limit:
-            return False
+            return False, prune
         log_progress(
             self,
             f"{len(X)} items: brute force, every item compared (a query of the base "
             f"costs {1000 * seconds:.3f} ms, at most {1000 * limit:g} ms{crowded})",
         )
-        return True
+        return True, prune
 
-    def _brute_force_instead(self, reason):
+    def _brute_force_instead(self, reason, prune=True):
         """The filter ``embedder="auto"`` chose gives way to brute force (exact
         answers), for ``reason`` (logged)."""
         log_progress(self, f"{reason}: brute force, every item compared")
-        return self._fit_brute_force(self.search_.items)
+        return self._fit_brute_force(self.search_.items, prune)
 
     def _filter_gives_way(self):
         """Why the fitted filter gives way to brute force: its recall check
@@ -129,12 +136,15 @@ class BruteForceMixin:
     def _auto_embedder(self):
         return self.embedder is None or isinstance(self.embedder, str)
 
-    def _fit_brute_force(self, X):
+    def _fit_brute_force(self, X, prune=True):
         """The search of ``X`` by brute force: no embedder, no index, no recall check."""
         self.search_method_ = BRUTE_FORCE
         self.embedder_ = self.embedding_metric_ = None
         self.search_ = BruteSearch(
-            self._metric_spec, n_jobs=self.n_jobs, processor=self.processor
+            self._metric_spec,
+            n_jobs=self.n_jobs,
+            processor=self.processor,
+            prune=prune,
         ).build(X)
         self._fit_n_candidates()
         return self
