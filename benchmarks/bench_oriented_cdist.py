@@ -35,15 +35,12 @@ METRICS = (
     "jaro_winkler",
     "normalized_indel",
     "lcsseq",
-    "damerau_levenshtein",
 )
 QUERY_SETS = ("edits2", "sampled")
 # Brute force's rows a thread compares at once: 1,000 queries of 50,000 items
 # on 2 threads (BruteSearch._chunks).
 BLOCK_ROWS = 84
 ROUNDS = 3
-# Pairs a metric slower than 1 us a pair is timed on (Damerau-Levenshtein).
-SLOW_QUERIES = 200
 
 
 def _least_seconds(functions, rounds=ROUNDS):
@@ -73,8 +70,6 @@ def cell_row(metric_name, query_set, queries, base):
     scorer, unit, keywords = SCORERS[metric_name]
     dtype = np.int32 if unit == "edits" else np.float64
     metric = get_metric(metric_name)
-    if metric_name == "damerau_levenshtein":
-        queries = queries[:SLOW_QUERIES]
     long_queries = [text for text in queries if len(text) > 64]
 
     def plain(rows, items):

@@ -240,3 +240,23 @@ def test_k_th_neighbors_in_the_crowd_are_answered_by_brute_force_up_to_exact_lim
     assert search.search_method_ == "brute_force"
     exact = pairwise_distances([default_process(q) for q in queries], processed, "jaro_winkler")
     np.testing.assert_allclose(search.kneighbors(queries)[0], np.sort(exact, axis=1)[:, :10])
+
+
+@pytest.mark.parametrize("pruned_seconds, prunes", [(1e-9, True), (1.0, False)])
+def test_brute_force_bounds_its_pairs_only_where_that_was_timed_faster(
+    monkeypatch, pruned_seconds, prunes
+):
+    from sklearn_ed.search import PrunedBruteTiming
+
+    timing = PrunedBruteTiming(pruned_seconds, share_verified=0.01)
+    monkeypatch.setattr(
+        "sklearn_ed.neighbors._brute_force.pruned_brute_seconds", lambda *a, **k: timing
+    )
+    monkeypatch.setattr("sklearn_ed.neighbors._brute_force.brute_force_limit", lambda _: 10.0)
+    records = make_person_records(320, random_state=0).data
+    base, queries = records[:300], records[300:]
+    search = FilterRefineNeighbors(metric="jaro", n_neighbors=2, random_state=0).fit(base)
+    assert search.search_method_ == "brute_force" and search.search_.prune is prunes
+    assert (search.search_._pruning_bound() is not None) is prunes
+    exact = np.sort(pairwise_distances(queries, base, "jaro"), axis=1)[:, :2]
+    np.testing.assert_allclose(search.kneighbors(queries)[0], exact)
