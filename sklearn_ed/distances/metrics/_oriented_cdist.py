@@ -2,16 +2,16 @@
 
 ``rapidfuzz.process.cdist`` packs queries of up to :data:`SIMD_WIDTH`
 characters side by side in vector registers; a longer query is compared
-with each choice on its own, by the multi-word bit-parallel algorithm.
-Under Levenshtein and Jaro-Winkler that costs 0.9 to 1.4 us a pair for
-person records of 65 to 74 characters against 30,000 shorter ones, and 0.3
-to 0.5 us the other way round, the short items packed as queries and the
-long query their choice (0.14 to 0.28 us from 8 long queries on). Under
-Indel and LCSseq, whose long queries cost 0.12 us a pair, turning pays from
-4 long queries (0.08 against 0.12 us). 2.7 % of misspelt person records
-are longer than 64 characters after ``default_process``, and took a quarter
-of brute force's time under normalized Levenshtein (1.8 s against 1.2 s for
-300 queries of 50,000 records, turned).
+with each choice on its own, by the multi-word bit-parallel algorithm. On
+50,000 person records after ``default_process``, a long query's pair cost
+560 to 1,110 ns under Levenshtein, normalized Levenshtein, OSA and
+Jaro-Winkler, and 106 to 243 ns the other way round, the short items
+packed as queries and the long query their choice; under Indel and
+LCSseq, 96 to 138 ns against 32 to 72 (``benchmarks/bench_oriented_cdist``,
+results/oriented_cdist.txt). Ad hoc, one long query alone costs Indel and
+LCSseq less as it is (0.12 against 0.21 us a pair): they turn from four.
+Brute force's distances of queries with two random edits, 3.2 % of them
+long, took 1.34 times less time under normalized Levenshtein.
 
 Every scorer given here is symmetric, ``d(x, y) = d(y, x)`` with or without
 a cut-off, so a long row is the column of the turned call.
@@ -22,10 +22,9 @@ from rapidfuzz import process
 
 # Longest query rapidfuzz packs with others (64-bit lanes).
 SIMD_WIDTH = 64
-# Long rows from which turning them pays (the costs above): a long query
-# costs the Levenshtein family (Levenshtein, OSA, Jaro, Jaro-Winkler) three
-# times a turned one from the first; Indel and LCSseq compare it faster, and
-# gain from four.
+# Long rows from which turning them pays (the costs above): under the
+# Levenshtein family (Levenshtein, OSA, Jaro, Jaro-Winkler) from the first;
+# Indel and LCSseq compare one long query fast, and gain from four.
 TURN_LEVENSHTEIN_LIKE = 1
 TURN_LCS_LIKE = 4
 # Items of the other side whose lengths are read to tell it is mostly short.
