@@ -21,7 +21,6 @@ from functools import partial
 
 import numpy as np
 from joblib import effective_n_jobs
-from numba import njit
 
 from ..distances import (
     map_chunks,
@@ -33,7 +32,7 @@ from ..distances import (
 from ..utils import apply_processor, check_items, saved_class, take_items
 from ._batching import appended_items
 from ._policy import SearchPolicy
-from ._pruned_brute import PruningBound
+from ._pruned_brute import PruningBound, smallest_by_row
 
 # The values of the estimators' ``search_method_``.
 FILTER_REFINE, BRUTE_FORCE = "filter_refine", "brute_force"
@@ -440,31 +439,4 @@ def _merged(n_queries, parts, ties):
 
 def _top_k(block, k):
     """Each row's ``k`` smallest values and their columns, ties by column."""
-    return _smallest_by_row(np.ascontiguousarray(block, dtype=np.float64), k)
-
-
-@njit(cache=True, nogil=True)
-def _smallest_by_row(block, k):
-    """One pass a row, its ``k`` smallest kept in order. Columns are scanned
-    ascending and a value enters only below the k-th (strictly), so a tie
-    keeps the first column. A row of 50,000 random values takes 0.1 ms at
-    k = 10, where ``argpartition``, a check for ties and a sort of the k
-    took 0.39 ms."""
-    n_rows, n_columns = block.shape
-    values = np.empty((n_rows, k))
-    columns = np.empty((n_rows, k), dtype=np.int64)
-    for row in range(n_rows):
-        kept_values, kept_columns = values[row], columns[row]
-        size = 0
-        for column in range(n_columns):
-            value = block[row, column]
-            if size == k and not value < kept_values[k - 1]:
-                continue
-            position = size if size < k else k - 1
-            while position > 0 and kept_values[position - 1] > value:
-                kept_values[position] = kept_values[position - 1]
-                kept_columns[position] = kept_columns[position - 1]
-                position -= 1
-            kept_values[position], kept_columns[position] = value, column
-            size = min(size + 1, k)
-    return values, columns
+    return smallest_by_row(np.ascontiguousarray(block, dtype=np.float64), k)

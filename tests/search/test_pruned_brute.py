@@ -7,13 +7,18 @@ import pickle
 
 import numpy as np
 import pytest
-from rapidfuzz.distance import Jaro, JaroWinkler
+from rapidfuzz.distance import Indel, Jaro, JaroWinkler
 from rapidfuzz.process import cdist
 
 from sklearn_ed.datasets import make_person_records
 from sklearn_ed.distances import JaroBagBound, LengthRatioBound, get_metric
 from sklearn_ed.search import BruteSearch
-from sklearn_ed.search._pruned_brute import JUDGED_QUERIES, RETRY_AFTER, PruningBound
+from sklearn_ed.search._pruned_brute import (
+    JUDGED_QUERIES,
+    RETRY_AFTER,
+    PruningBound,
+    _list_distances,
+)
 
 
 def _edited(text, rng):
@@ -147,3 +152,22 @@ def test_the_character_bound_is_lossless_and_at_least_the_length_ratio(records, 
     assert bounds[-4, -4] == 0.0 and bounds[-2, -2] == 0.0
     # The bound rules out most random pairs of records at a near neighbor's distance.
     assert np.mean(bounds[:40, :300] > 0.05) > 0.9
+
+
+@pytest.mark.parametrize("longest", [20, 600])
+def test_short_and_long_lists_get_the_distances_of_every_pair(records, longest):
+    # Lists up to PAIRED_LIST_LENGTH share one padded paired call; longer
+    # ones are compared a query at a time: both give every pair's distance.
+    base, queries = records
+    metric = get_metric("normalized_indel")
+    rng = np.random.default_rng(1)
+    lengths = rng.integers(0, longest, size=6)
+    lengths[2] = longest
+    lists = [np.sort(rng.choice(len(base), size=n, replace=False)) for n in lengths]
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    limits = np.full(6, 0.5)
+    found = _list_distances(metric, queries[:6], base, np.concatenate(lists), offsets, limits)
+    exact = cdist(queries[:6], base, scorer=Indel.normalized_distance, dtype=np.float64)
+    expected = np.concatenate([exact[row, columns] for row, columns in enumerate(lists)])
+    expected[expected > 0.5] = np.inf
+    np.testing.assert_allclose(found, expected)
