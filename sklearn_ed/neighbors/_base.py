@@ -122,9 +122,8 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
                 "set check_recall=True, or give n_candidates as a count or a fraction."
             )
         self.n_samples_fit_ = len(X)
-        brute_force, prune = self._brute_force_pays(X)
-        if brute_force:
-            return self._fit_brute_force(X, prune)
+        if self._brute_force_pays(X):
+            return self._fit_brute_force(X)
         self.search_method_ = FILTER_REFINE
         embedder = self._make_embedder(X)
         log_progress(
@@ -138,7 +137,7 @@ class FilterRefineBase(SavedStateMixin, KNeighborsMixin, JoinMixin, BruteForceMi
         self.embedding_metric_ = embedding_spec(self.embedder_).metric
         self._fit_n_candidates()
         reason = self._filter_gives_way()
-        return self if reason is None else self._brute_force_instead(reason, prune)
+        return self if reason is None else self._brute_force_instead(reason)
 
     def _new_search(self, X, embedder):
         """The :class:`FittedSearch` this estimator builds of ``X``, nothing added yet."""

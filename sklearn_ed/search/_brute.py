@@ -118,9 +118,9 @@ class BruteSearch:
         Applied to queries by :meth:`check_queries`.
     prune : bool, default=True
         Whether k-nearest queries bound every pair first, where the metric
-        has a brute-force bound. The fit sets it from timings: on 5,000
-        person records a pruned query's own work (0.15 ms) costs more than
-        comparing every record (0.1 ms under normalized Indel).
+        has a brute-force bound. A bound that rules out too little on a
+        block's first queries is skipped for the next blocks
+        (``PruningBound``): the cost of trying it is a share of the block's.
     """
 
     embedder = index = bound = near = far = None

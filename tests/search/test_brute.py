@@ -242,21 +242,49 @@ def test_k_th_neighbors_in_the_crowd_are_answered_by_brute_force_up_to_exact_lim
     np.testing.assert_allclose(search.kneighbors(queries)[0], np.sort(exact, axis=1)[:, :10])
 
 
-@pytest.mark.parametrize("pruned_seconds, prunes", [(1e-9, True), (1.0, False)])
-def test_brute_force_bounds_its_pairs_only_where_that_was_timed_faster(
-    monkeypatch, pruned_seconds, prunes
-):
+@pytest.mark.parametrize("pruned_seconds, method", [(1e-9, "brute_force"), (1.0, "filter_refine")])
+def test_a_bounded_metric_is_timed_by_its_pruned_search_alone(monkeypatch, pruned_seconds, method):
     from sklearn_ed.search import PrunedBruteTiming
+
+    def untimed(*args, **kwargs):
+        raise AssertionError("every item was timed besides the pruned search")
 
     timing = PrunedBruteTiming(pruned_seconds, share_verified=0.01)
     monkeypatch.setattr(
         "sklearn_ed.neighbors._brute_force.pruned_brute_seconds", lambda *a, **k: timing
     )
-    monkeypatch.setattr("sklearn_ed.neighbors._brute_force.brute_force_limit", lambda _: 10.0)
+    monkeypatch.setattr("sklearn_ed.neighbors._brute_force.brute_force_seconds", untimed)
+    monkeypatch.setattr("sklearn_ed.neighbors._brute_force.brute_force_limit", lambda _: 1e-3)
     records = make_person_records(320, random_state=0).data
     base, queries = records[:300], records[300:]
-    search = FilterRefineNeighbors(metric="jaro", n_neighbors=2, random_state=0).fit(base)
-    assert search.search_method_ == "brute_force" and search.search_.prune is prunes
-    assert (search.search_._pruning_bound() is not None) is prunes
-    exact = np.sort(pairwise_distances(queries, base, "jaro"), axis=1)[:, :2]
-    np.testing.assert_allclose(search.kneighbors(queries)[0], exact)
+    search = FilterRefineNeighbors(
+        metric="jaro", n_neighbors=2, check_recall=False, n_candidates=50, random_state=0
+    ).fit(base)
+    assert search.search_method_ == method
+    assert search._brute_query_estimate == pruned_seconds
+    if method == "brute_force":
+        assert search.search_._pruning_bound() is not None
+        exact = np.sort(pairwise_distances(queries, base, "jaro"), axis=1)[:, :2]
+        np.testing.assert_allclose(search.kneighbors(queries)[0], exact)
+
+
+def test_pruned_brute_force_is_timed_on_more_queries_where_the_first_were_quick(monkeypatch):
+    from sklearn_ed.search import _speed_check
+
+    timed = []
+    real = _speed_check._timed_kneighbors
+    monkeypatch.setattr(
+        _speed_check,
+        "_timed_kneighbors",
+        lambda search, queries, k: timed.append(len(queries)) or real(search, queries, k),
+    )
+    records = make_person_records(300, random_state=0).data
+    for quick_below, expected in [
+        (np.inf, [_speed_check.TIMED_QUERIES, _speed_check.MORE_TIMED_QUERIES]),
+        (0.0, [_speed_check.TIMED_QUERIES]),
+    ]:
+        timed.clear()
+        monkeypatch.setattr(_speed_check, "_MORE_QUERIES_BELOW", quick_below)
+        timing = _speed_check.pruned_brute_seconds(get_metric("jaro"), records, 1, 1, 0)
+        assert timed == expected
+        assert 0 < timing.seconds < 1 and 0 < timing.share_verified < 0.5
