@@ -24,6 +24,7 @@ from .bounds._bag_bounds import JaroBagBound, NormalizedBagBound, radius_pair_fi
 # The developer interface of sibling subpackages (not in __all__).
 from .bounds._deletions import DeletionIndex, deletion_index, deletion_index_bytes
 from .bounds._dtw_bounds import DTWBound
+from .bounds._jaro_winkler_bound import JaroWinklerBagBound
 from .bounds._radii import edit_radius, normalized_radius
 from .bounds._string_bounds import (
     HalvedLevenshteinBound,
@@ -74,6 +75,7 @@ __all__ = [
     "DTWBound",
     "HalvedLevenshteinBound",
     "JaroBagBound",
+    "JaroWinklerBagBound",
     "LengthRatioBound",
     "LevenshteinBound",
     "NormalizedBagBound",

@@ -51,7 +51,7 @@ class BruteForceMixin:
             seconds = brute_force_seconds(self._metric_spec, X, self.n_jobs, self._seed)
         else:
             pruned = pruned_brute_seconds(
-                self._metric_spec, X, self.n_neighbors, self.n_jobs, self._seed
+                self._metric_spec, X, self.n_neighbors, self.n_jobs, self._seed, limit
             )
             seconds = pruned.seconds
             if pruned.crowded and not policy.exact:

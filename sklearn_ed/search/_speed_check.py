@@ -31,12 +31,15 @@ from ._brute import BruteSearch
 TIMED_QUERIES = 16
 _UNTIMED_QUERIES = 2
 # Pruned brute force is timed on this many more where the first
-# TIMED_QUERIES took under _MORE_QUERIES_BELOW seconds: its mean over 16
-# misspelt records is led by the few the bound rules out little for (Jaro-
-# Winkler on 50,000 records: 2.2 ms with one seed, 0.6 ms with another,
-# 0.38 ms over 1,000 queries).
+# TIMED_QUERIES took under _MORE_QUERIES_BELOW seconds and their mean is
+# above _CLEAR_SHARE of the limit it is held to: its mean over 16 misspelt
+# records is led by the few the bound rules out little for (Jaro-Winkler on
+# 50,000 records: 2.2 ms with one seed, 0.6 ms with another, 0.38 ms over
+# 1,000 queries). Far below the limit the answer is clear; on 5,000 records
+# the 48 queries cost 5 ms, a tenth of rapidfuzz's 1,000 queries.
 MORE_TIMED_QUERIES = 48
 _MORE_QUERIES_BELOW = 0.05
+_CLEAR_SHARE = 0.25
 # Brute force is timed too only where the filter costs more than this share
 # of its estimate (``brute_force_seconds`` reads 0.6 of the time a query of
 # ``BruteSearch`` takes: it leaves out the top-k selection; under a metric
@@ -136,7 +139,8 @@ class PrunedBruteTiming:
     ----------
     seconds : float
         The mean over :data:`TIMED_QUERIES` pseudo-queries, and
-        :data:`MORE_TIMED_QUERIES` more where those were quick.
+        :data:`MORE_TIMED_QUERIES` more where those were quick and not far
+        below the limit.
     share_verified : float
         The median share of the base whose distance they computed (the rest
         the bound ruled out at their k-th distance).
@@ -152,7 +156,7 @@ class PrunedBruteTiming:
         return self.share_verified > CROWDED_SHARE
 
 
-def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None):
+def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None, limit=None):
     """One k-nearest query of :class:`BruteSearch` over ``items``, timed on
     pseudo-queries (:func:`pseudo_queries`), and the share it compared.
 
@@ -175,6 +179,10 @@ def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None):
         Threads of the search.
     random_state : int, RandomState instance or None, default=None
         Seeds the pseudo-queries.
+    limit : float, default=None
+        The seconds a query the timing is held to: more queries are timed
+        where the first are quick and not far below it (None: not far below
+        any).
 
     Returns
     -------
@@ -189,7 +197,8 @@ def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None):
     brute = BruteSearch(metric, n_jobs=n_jobs).build(items)
     brute.kneighbors(warm, n_neighbors)
     seconds, verified = _timed_kneighbors(brute, timed, n_neighbors)
-    if seconds < _MORE_QUERIES_BELOW:
+    clear = limit is not None and seconds / len(timed) < _CLEAR_SHARE * limit
+    if seconds < _MORE_QUERIES_BELOW and not clear:
         more_seconds, more_verified = _timed_kneighbors(brute, more, n_neighbors)
         seconds += more_seconds
         verified = np.concatenate([verified, more_verified])

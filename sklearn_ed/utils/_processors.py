@@ -1,15 +1,14 @@
 """String processors applied before any distance: by name, so they are saved."""
 
-import re
-
 from rapidfuzz.utils import default_process
-
-_WORDS = re.compile(r"\S+")
 
 
 def sort_tokens(string):
-    """The whitespace-separated tokens in sorted order: "smith john" -> "john smith"."""
-    return " ".join(sorted(_WORDS.findall(string)))
+    """The whitespace-separated tokens in sorted order: "smith john" -> "john smith".
+
+    ``str.split`` splits where the regular expression ``\\S+`` does, on every
+    code point, at half its cost."""
+    return " ".join(sorted(string.split()))
 
 
 def default_sort_tokens(string):
@@ -36,13 +35,13 @@ def apply_processor(processor, strings, name="X"):
     function = resolve_processor(processor)
     if function is None:
         return strings
-    processed = strings.copy()
-    for index, string in enumerate(strings):
-        value = function(string)
+    values = [function(string) for string in strings]
+    for index, value in enumerate(values):
         if not isinstance(value, str):
             raise TypeError(
                 f"processor={processor!r} returned a {type(value).__name__} for {name}[{index}] "
-                f"({string!r}); a processor must return a str."
+                f"({strings[index]!r}); a processor must return a str."
             )
-        processed[index] = value
+    processed = strings.copy()
+    processed[:] = values
     return processed

@@ -279,12 +279,15 @@ def test_pruned_brute_force_is_timed_on_more_queries_where_the_first_were_quick(
         lambda search, queries, k: timed.append(len(queries)) or real(search, queries, k),
     )
     records = make_person_records(300, random_state=0).data
-    for quick_below, expected in [
-        (np.inf, [_speed_check.TIMED_QUERIES, _speed_check.MORE_TIMED_QUERIES]),
-        (0.0, [_speed_check.TIMED_QUERIES]),
+    both = [_speed_check.TIMED_QUERIES, _speed_check.MORE_TIMED_QUERIES]
+    for quick_below, limit, expected in [
+        (np.inf, None, both),
+        (np.inf, 1e-9, both),  # quick, near a limit: timed on more
+        (0.0, None, both[:1]),  # slow
+        (np.inf, 10.0, both[:1]),  # far below the limit
     ]:
         timed.clear()
         monkeypatch.setattr(_speed_check, "_MORE_QUERIES_BELOW", quick_below)
-        timing = _speed_check.pruned_brute_seconds(get_metric("jaro"), records, 1, 1, 0)
+        timing = _speed_check.pruned_brute_seconds(get_metric("jaro"), records, 1, 1, 0, limit)
         assert timed == expected
         assert 0 < timing.seconds < 1 and 0 < timing.share_verified < 0.5

@@ -4,6 +4,7 @@ fraction of the distances."""
 
 import dataclasses
 import pickle
+from functools import partial
 
 import numpy as np
 import pytest
@@ -11,7 +12,12 @@ from rapidfuzz.distance import Indel, Jaro, JaroWinkler
 from rapidfuzz.process import cdist
 
 from sklearn_ed.datasets import make_person_records
-from sklearn_ed.distances import JaroBagBound, LengthRatioBound, get_metric
+from sklearn_ed.distances import (
+    JaroBagBound,
+    JaroWinklerBagBound,
+    LengthRatioBound,
+    get_metric,
+)
 from sklearn_ed.search import BruteSearch
 from sklearn_ed.search._pruned_brute import (
     JUDGED_QUERIES,
@@ -139,19 +145,44 @@ def test_a_bound_sent_to_another_process_leaves_its_base_behind(records):
     assert copied.top_k(get_metric("jaro"), 1, False, queries[:2], base, np.full(2, -1)) is None
 
 
-@pytest.mark.parametrize("scorer, scale", [(Jaro, 1 / 3), (JaroWinkler, 0.2)])
-def test_the_character_bound_is_lossless_and_at_least_the_length_ratio(records, scorer, scale):
+@pytest.mark.parametrize(
+    "scorer, bound, scale",
+    [
+        (Jaro, partial(JaroBagBound, scale=1 / 3), 1 / 3),
+        (JaroWinkler, partial(JaroBagBound, scale=0.2), 0.2),
+        (JaroWinkler, JaroWinklerBagBound, 0.2),
+    ],
+)
+def test_the_character_bound_is_lossless_and_at_least_the_length_ratio(
+    records, scorer, bound, scale
+):
     base, queries = records
     # Long strings need counts wider than a byte; empty ones are at 0 or 1.
     extra = ["a" * 300, "a" * 299 + "b", "", "ab" * 200]
     base, queries = [*base[:300], *extra], [*queries, *extra]
     exact = cdist(queries, base, scorer=scorer.normalized_distance, dtype=np.float64)
-    bounds = JaroBagBound(base, scale).bounds(queries)
+    bounds = bound(base).bounds(queries)
     assert (bounds <= exact).all()
     assert (bounds >= LengthRatioBound(base, scale).bounds(queries) - 1e-9).all()
     assert bounds[-4, -4] == 0.0 and bounds[-2, -2] == 0.0
     # The bound rules out most random pairs of records at a near neighbor's distance.
     assert np.mean(bounds[:40, :300] > 0.05) > 0.9
+
+
+def test_the_jaro_winkler_bound_counts_each_pairs_own_prefix(records):
+    base, queries = records
+    with_prefix = JaroWinklerBagBound(base).bounds(queries)
+    longest_prefix = JaroBagBound(base, scale=0.2).bounds(queries)
+    assert (with_prefix >= longest_prefix - 1e-12).all()  # equal at 4, but for rounding
+    # Unrelated records share a prefix of 0 or 1 characters: 1.5 to 1.67 times the bound.
+    assert np.median(with_prefix / np.maximum(longest_prefix, 1e-12)) > 1.45
+    # Its prefixes are rebuilt from the strings of a copy.
+    copied = pickle.loads(pickle.dumps(JaroWinklerBagBound(base)))
+    np.testing.assert_array_equal(copied.bounds(queries), with_prefix)
+    # A prefix ends with its string: "ab" and "abc" share 2 characters, not more.
+    short = JaroWinklerBagBound(["abc", "ab"]).bounds(["ab"])
+    exact = cdist(["ab"], ["abc", "ab"], scorer=JaroWinkler.normalized_distance)
+    assert (short <= exact).all() and short[0, 1] == 0.0
 
 
 @pytest.mark.parametrize("longest", [20, 600])

@@ -194,10 +194,12 @@ class _BagBound(LowerBound):
             The bound from the characters each pair shares; 1 where they
             share none, 0 for two empty strings.
         """
-        counts, lengths = character_counts(check_strings(queries, allow_empty=True))
-        return _bounds(
-            counts, lengths, self._counts_by_bucket, self._lengths, self.form, self.scale or 0.0
-        )
+        return self._bounds_at(check_strings(queries, allow_empty=True), self.scale or 0.0)
+
+    def _bounds_at(self, queries, scale):
+        """:meth:`bounds` of validated ``queries`` with the form's ``scale``."""
+        counts, lengths = character_counts(queries)
+        return _bounds(counts, lengths, self._counts_by_bucket, self._lengths, self.form, scale)
 
     def pair_filter(self, queries, threshold):
         """The :class:`BagPairFilter` of ``queries`` against the base at

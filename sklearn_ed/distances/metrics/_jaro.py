@@ -1,7 +1,8 @@
 """Jaro and Jaro-Winkler distances: one minus rapidfuzz's similarities, in [0, 1].
 
 Neither is a metric. Both are bounded by the characters two strings share
-(:class:`JaroBagBound`, where the proof is): lossless, and strong at the
+(:class:`JaroBagBound`, where the proof is; Jaro-Winkler's by the pair's
+common prefix too, :class:`JaroWinklerBagBound`): lossless, and strong at the
 nearest neighbour's distance, weak at the tenth's on person records. No
 Levenshtein radius: they are joined by ``"brute"``.
 """
@@ -11,6 +12,7 @@ from functools import partial
 from rapidfuzz.distance import Jaro, JaroWinkler
 
 from ..bounds._bag_bounds import JaroBagBound
+from ..bounds._jaro_winkler_bound import JaroWinklerBagBound
 from ._oriented_cdist import TURN_LEVENSHTEIN_LIKE
 from ._string_scorers import scorer_metric
 
@@ -73,7 +75,7 @@ JARO_WINKLER = scorer_metric(
     "share",
     oracle=jaro_winkler_oracle,
     is_metric=False,
-    lower_bound=partial(JaroBagBound, scale=0.2),
-    brute_force_bound=partial(JaroBagBound, scale=0.2),
+    lower_bound=JaroWinklerBagBound,
+    brute_force_bound=JaroWinklerBagBound,
     turn_long_rows_from=TURN_LEVENSHTEIN_LIKE,
 )
