@@ -1,5 +1,6 @@
 """Brute force as a search (``BruteSearch``) and the fit's choice of it."""
 
+import dataclasses
 import threading
 import warnings
 
@@ -291,3 +292,9 @@ def test_pruned_brute_force_is_timed_on_more_queries_where_the_first_were_quick(
         timing = _speed_check.pruned_brute_seconds(get_metric("jaro"), records, 1, 1, 0, limit)
         assert timed == expected
         assert 0 < timing.seconds < 1 and 0 < timing.share_verified < 0.5
+    # A bound that prunes none of the 16: they each compared the whole base.
+    timed.clear()
+    monkeypatch.setattr(_speed_check, "_MORE_QUERIES_BELOW", np.inf)
+    unpruned = dataclasses.replace(get_metric("jaro"), brute_force_bound=None)
+    _speed_check.pruned_brute_seconds(unpruned, records, 1, 1, 0, 1e-9)
+    assert timed == both[:1]
