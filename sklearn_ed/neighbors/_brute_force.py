@@ -41,7 +41,8 @@ class BruteForceMixin:
         A metric whose bound prunes brute force is timed by a few queries of
         that search alone, top k included: where its bound does not pay, the
         search compares every item by itself (``PruningBound``), and timing
-        that too cost 19 ms of a 30 ms fit on 5,000 records."""
+        that too took 19 ms of the 42 ms a fit of 5,000 records took under
+        the profiler."""
         self._brute_query_estimate = None
         if not self._auto_embedder():
             return False
