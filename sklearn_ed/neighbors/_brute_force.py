@@ -16,6 +16,8 @@ pseudo-queries slower than brute force does (:func:`~sklearn_ed.search.time_quer
 
 from dataclasses import replace
 
+import numpy as np
+
 from ..search import (
     BRUTE_FORCE,
     BruteSearch,
@@ -29,6 +31,10 @@ from ..utils import log_progress
 # A brute-force base grown by this share since its fit is fitted again:
 # brute force may no longer pay.
 REFIT_GROWTH = 0.5
+
+
+def _at_most(limit):
+    return "" if np.isinf(limit) else f", at most {1000 * limit:g} ms"
 
 
 class BruteForceMixin:
@@ -47,7 +53,7 @@ class BruteForceMixin:
         if not self._auto_embedder():
             return False
         policy = self._search_policy(X)
-        limit, crowded = brute_force_limit(policy), ""
+        limit, reason = brute_force_limit(policy), ""
         if self._metric_spec.brute_force_bound is None:
             seconds = brute_force_seconds(self._metric_spec, X, self.n_jobs, self._seed)
         else:
@@ -55,12 +61,22 @@ class BruteForceMixin:
                 self._metric_spec, X, self.n_neighbors, self.n_jobs, self._seed, limit
             )
             seconds = pruned.seconds
-            if pruned.crowded and not policy.exact:
+            if (
+                policy.exact
+                and self._metric_spec.lower_bound is self._metric_spec.brute_force_bound
+            ):
+                # Exact search would prune by this same bound after its
+                # filter's candidates: it rules out no more than this search
+                # does, and adds the filter (Jaro at 100,000 records and
+                # k = 10: a 1.3 s fit, and brute force answering after all).
+                limit = np.inf
+                reason = "; exact search would prune by the same bound"
+            elif pruned.crowded and not policy.exact:
                 # A filter's query then verifies thousands of candidates, at
                 # about what exact search costs, and a near lookup finds none
                 # of them: brute force answers up to that search's limit.
                 limit = brute_force_limit(replace(policy, exact=True, near_depth=0))
-                crowded = (
+                reason = (
                     f"; the k-th neighbors lie in the crowd: the bound rules out "
                     f"{1 - pruned.share_verified:.0%} of the base at their distance"
                 )
@@ -70,7 +86,7 @@ class BruteForceMixin:
         log_progress(
             self,
             f"{len(X)} items: brute force, every item compared (a query of the base "
-            f"costs {1000 * seconds:.3f} ms, at most {1000 * limit:g} ms{crowded})",
+            f"costs {1000 * seconds:.3f} ms{_at_most(limit)}{reason})",
         )
         return True
 

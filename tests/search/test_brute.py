@@ -298,3 +298,33 @@ def test_pruned_brute_force_is_timed_on_more_queries_where_the_first_were_quick(
     unpruned = dataclasses.replace(get_metric("jaro"), brute_force_bound=None)
     _speed_check.pruned_brute_seconds(unpruned, records, 1, 1, 0, 1e-9)
     assert timed == both[:1]
+
+
+@pytest.mark.parametrize(
+    "metric, builds_a_filter",
+    [("jaro", False), ("jaro_winkler", False), ("normalized_levenshtein", True)],
+)
+def test_exact_search_by_the_bound_brute_force_prunes_by_is_brute_force(
+    monkeypatch, metric, builds_a_filter
+):
+    """Exact search that would prune by the very bound pruned brute force
+    uses rules out no more than it: the fit answers by brute force whatever
+    a query costs, building no filter. Another bound (normalized
+    Levenshtein's q-grams) keeps the limit: a filter is built first."""
+    from sklearn_ed.search import FittedSearch
+
+    monkeypatch.setattr("sklearn_ed.neighbors._brute_force.brute_force_limit", lambda _: 0.0)
+    built = []
+    real_build = FittedSearch.build
+    monkeypatch.setattr(
+        FittedSearch, "build", lambda self, *a, **k: built.append(1) or real_build(self, *a, **k)
+    )
+    records = make_person_records(1_020, random_state=0).data
+    base, queries = records[:1_000], records[1_000:]
+    search = FilterRefineNeighbors(metric=metric, exact=True, n_neighbors=3, random_state=0)
+    search.fit(base)
+    assert bool(built) is builds_a_filter
+    if not builds_a_filter:
+        assert search.search_method_ == "brute_force"
+    exact = np.sort(pairwise_distances(queries, base, metric), axis=1)[:, :3]
+    np.testing.assert_allclose(search.kneighbors(queries)[0], exact)

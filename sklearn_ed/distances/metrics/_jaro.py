@@ -59,14 +59,19 @@ def jaro_winkler_oracle(x, y):
     return 1.0 - similarity
 
 
+# One object for both roles: exact search that prunes by the bound brute
+# force prunes by rules out no more than brute force does (the fit then
+# answers by brute force, ``BruteForceMixin``).
+_JARO_BOUND = partial(JaroBagBound, scale=1 / 3)
+
 JARO = scorer_metric(
     "jaro",
     Jaro.normalized_distance,
     "share",
     oracle=jaro_oracle,
     is_metric=False,
-    lower_bound=partial(JaroBagBound, scale=1 / 3),
-    brute_force_bound=partial(JaroBagBound, scale=1 / 3),
+    lower_bound=_JARO_BOUND,
+    brute_force_bound=_JARO_BOUND,
     turn_long_rows_from=TURN_LEVENSHTEIN_LIKE,
 )
 JARO_WINKLER = scorer_metric(
