@@ -371,6 +371,8 @@ class _Timing:
         start = perf_counter()
         self.plan = method.plan(left, right, spec, limit, n_jobs)
         self.preparing = perf_counter() - start
+        # What the plan leaves to do when it runs (its estimate): part of every estimate.
+        self.deferred = getattr(self.plan, "deferred_seconds", 0.0)
         self.threads = effective_n_jobs(n_jobs)  # the join's (samples run in one)
         self.fixed = 0.0  # the first call's seconds: at least a call's fixed cost
         self.share = self.seconds = 0.0  # of the last timed sample
@@ -401,7 +403,7 @@ class _Timing:
         estimate; None before any sample)."""
         if not self.share:
             return None
-        return self.preparing + self.seconds / min(self.share, 1.0) / self.threads
+        return self.preparing + self.deferred + self.seconds / min(self.share, 1.0) / self.threads
 
     @property
     def remaining(self):
@@ -414,10 +416,11 @@ class _Timing:
         if not self.share:
             return np.inf
         kept = getattr(self.plan, "kept", 0.0)
-        return (self.estimate - self.preparing) * (1.0 - min(kept, 1.0))
+        work = self.estimate - self.preparing - self.deferred
+        return work * (1.0 - min(kept, 1.0)) + self.deferred
 
     @property
     def lowest(self):
         """The estimate less the first call's time per sample: a lower estimate."""
         work = max(self.seconds - self.fixed, 0.0)
-        return self.preparing + work / min(self.share, 1.0) / self.threads
+        return self.preparing + self.deferred + work / min(self.share, 1.0) / self.threads

@@ -13,6 +13,9 @@ block of rows at a time. Two bounds rule pairs out first where they apply:
   (:mod:`._prefix_bound`).
 """
 
+from dataclasses import dataclass
+from time import perf_counter
+
 import numpy as np
 
 from ..distances import pairwise_distances_within, radius_pair_filter
@@ -40,6 +43,10 @@ BAG_SAMPLE_CELLS = 2**18
 # them all, 2.5 % (Indel within 4) 1.3 times, 7.4 % (within 3 edits) 0.8
 # times (bench_shared_characters).
 BAG_MAX_PASS_RATE = 0.04
+# The sample that decides it, and times the join bounded by them: rows spread
+# over one side, a window of items of the other.
+SAMPLE_ROWS = 64
+SAMPLE_ITEMS = 4096
 
 
 class BruteJoin:
@@ -60,26 +67,43 @@ class BruteJoin:
         self.block = block_rows(self.other)
         n = len(left)
         self.n_pairs = n * (n - 1) // 2 if right is None else n * len(right)
-        self.bag = _bag_filter(spec, left, self.other, threshold)
-        self.sample_cells = BRUTE_SAMPLE_CELLS if self.bag is None else BAG_SAMPLE_CELLS
+        # The filter of the characters shared is built on every string only
+        # when the join runs: its sample's strings tell whether it applies,
+        # and its build time scaled up is the preparation still to come. Built
+        # at once, it took 30 ms of "auto"'s 55 ms of overhead on 100,000
+        # person records, which the partition filter joined in 0.39 s.
+        self.bag, self.deferred_seconds = None, 0.0
+        self._sampled = _SampledBag.of(spec, left, self.other, threshold)
+        if self._sampled is not None:
+            n_strings = len(left) + (0 if right is None else len(right))
+            self.deferred_seconds = self._sampled.seconds * n_strings / self._sampled.n_strings
+        self.sample_cells = BRUTE_SAMPLE_CELLS if self._sampled is None else BAG_SAMPLE_CELLS
         self.prefix = None
-        if self.bag is None and PrefixBound.applies(spec):
+        if self._sampled is None and PrefixBound.applies(spec):
             bound = spec.levenshtein_radius(threshold)
             self.prefix = PrefixBound(spec, bound, left, self.other, n_jobs)
         self._random = np.random.default_rng(0)
         self.settled = False
 
+    @property
+    def bounded_by_characters(self):
+        """Whether the join bounds pairs by the characters they share."""
+        return self._sampled is not None
+
     def sample(self, rows):
         """Compare the block of rows that begins at ``rows[0]`` with a random
         window of the other side, of as many cells as ``rows`` against the whole
         other side (at most ``sample_cells``), in one thread; the share of
-        the join's pairs compared."""
+        the join's pairs compared. Bounded by the characters shared, the
+        rows and window whose filter decided that are compared instead (a
+        full sample costs a quarter of a millisecond: its rate is known
+        from the first round)."""
+        if self._sampled is not None:
+            self.settled = True
+            return self._sampled.compared(self) / max(self.n_pairs, 1)
         begin = int(rows[0])
         block = np.arange(begin, min(begin + self.block, len(self.left)))
-        # Bounded by the characters shared, a full sample costs a quarter of
-        # a millisecond: its rate is known from the first round.
-        asked = len(rows) * len(self.other) if self.bag is None else self.sample_cells
-        cells = min(asked, self.sample_cells)
+        cells = min(len(rows) * len(self.other), self.sample_cells)
         # A larger sample would compare as many cells: its rate is known.
         self.settled = cells == self.sample_cells
         width = min(len(self.other), -(-cells // len(block)))
@@ -96,6 +120,8 @@ class BruteJoin:
         """Every block of pairs, a block of rows per thread: the work between
         two distance calls (bounds, pairs kept, verification) runs in the
         block's thread too, where one block on all threads would wait on it."""
+        if self._sampled is not None and self.bag is None:
+            self.bag = _pair_filter(self.spec, self.left, self.other, self.threshold)
         for pairs in iter_in_threads(self._row_block_pairs, self._row_blocks(), self.n_jobs):
             yield from pairs
 
@@ -143,25 +169,66 @@ class BruteJoin:
             yield upper_pairs(*pairs) if self.right is None else pairs
 
 
-def _bag_filter(spec, left, other, threshold):
-    """The pair filter of the characters shared, where the metric has one
-    (its brute-force bound, or its Levenshtein radius) and it keeps at most
-    ``BAG_MAX_PASS_RATE`` of a sample's pairs; else None."""
+def _pair_filter(spec, left, other, threshold):
+    """The pair filter of the characters shared, where the metric has one (its
+    brute-force bound, or its Levenshtein radius); else None."""
     itself = left is other
     if spec.brute_force_bound is not None:
-        pair_filter = spec.brute_force_bound(other).pair_filter(None if itself else left, threshold)
-    elif spec.levenshtein_radius is not None:
-        pair_filter = radius_pair_filter(
+        return spec.brute_force_bound(other).pair_filter(None if itself else left, threshold)
+    if spec.levenshtein_radius is not None:
+        return radius_pair_filter(
             left,
             None if itself else other,
             spec.levenshtein_radius(threshold),
             indel=spec.prefix_distance == "indel",
         )
-    else:
-        return None
-    if pair_filter is None or pair_filter.pass_rate() > BAG_MAX_PASS_RATE:
-        return None
-    return pair_filter
+    return None
+
+
+@dataclass(frozen=True)
+class _SampledBag:
+    """The pair filter of the characters shared, built on ``SAMPLE_ROWS`` rows
+    spread over the left side and a window of ``SAMPLE_ITEMS`` in the middle
+    of the other: the pairs the join's sample compares, and how long it took
+    to build for that many strings."""
+
+    pair_filter: object
+    rows: np.ndarray
+    first: int
+    n_items: int
+    seconds: float
+
+    @property
+    def n_strings(self):
+        return len(self.rows) + self.n_items
+
+    @classmethod
+    def of(cls, spec, left, other, threshold):
+        """The sampled filter, or None where the metric has none or it keeps
+        more than ``BAG_MAX_PASS_RATE`` of its pairs."""
+        spread = np.linspace(0, len(left) - 1, min(SAMPLE_ROWS, len(left)))
+        rows = np.unique(spread.astype(np.int64))
+        first = max(0, (len(other) - SAMPLE_ITEMS) // 2)
+        window = other[first : first + SAMPLE_ITEMS]
+        start = perf_counter()
+        pair_filter = _pair_filter(spec, left[rows], window, threshold)
+        seconds = perf_counter() - start
+        if pair_filter is None or not len(rows) or not len(window):
+            return None
+        kept = len(pair_filter.pairs(np.arange(len(rows)), 0, len(window))[0])
+        if kept > BAG_MAX_PASS_RATE * len(rows) * len(window):
+            return None
+        return cls(pair_filter, rows, first, len(window), seconds)
+
+    def compared(self, join):
+        """Verify the sample's pairs the filter keeps, in one thread; the cells compared."""
+        n_items = self.n_items
+        pair_rows, columns = self.pair_filter.pairs(np.arange(len(self.rows)), 0, n_items)
+        verified(
+            join.spec, join.left, join.other, self.rows[pair_rows], columns + self.first,
+            join.threshold, 1,
+        )  # fmt: skip
+        return len(self.rows) * n_items
 
 
 def block_rows(other):

@@ -42,8 +42,10 @@ class JoinMethod:
         join's work done) and ``blocks()`` (the join's blocks, reusing what the samples
         kept), or None where the method declines (a sample says it cannot
         win); it may say ``settled`` (true when another sample would time
-        the same work: ``"auto"`` samples it no more) and ``kept`` (the share
-        of the join's work its samples did and ``blocks()`` reuses).
+        the same work: ``"auto"`` samples it no more), ``kept`` (the share
+        of the join's work its samples did and ``blocks()`` reuses) and
+        ``deferred_seconds`` (the estimated time of the preparation it left
+        to ``blocks()``).
         ``"auto"`` times the preparation and the samples of each exact
         method with a plan and runs the one whose run, its preparation
         done, it estimates the shortest; None: auto never picks the method.

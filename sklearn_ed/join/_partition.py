@@ -17,7 +17,7 @@ when the bound depends on the lengths (normalized distances).
 
 Segments and substrings are compared by 64-bit polynomial hashes (a
 collision adds a candidate, never loses one), computed for all strings at
-once from prefix sums (NumPy), and looked up by hashing (``CodeTable``, each
+once from prefix hashes (numba), and looked up by hashing (``CodeTable``, each
 key's rows found by numba). Strings shorter than their number of segments
 cannot be cut; their pairs are left to the caller (``short`` in
 :func:`partition_candidates`)."""
@@ -31,7 +31,6 @@ from ..utils import CodeTable, iter_in_threads, sorted_unique, tagged_hashes
 from ._windows import DROPPED, probe_plans
 
 _BASE = np.uint64(0x100000001B3)  # odd: invertible modulo 2**64
-_BASE_INVERSE = np.uint64(pow(int(_BASE), -1, 2**64))
 # Probe substrings hashed at once: bounds the extra memory of a call.
 PROBE_BLOCK = 2_000_000
 # Probe rows of one task at most (a million short words would otherwise make
@@ -40,31 +39,54 @@ TASK_ROWS = 8192
 # Raw segment matches expanded at once (before duplicate removal): bounds the
 # memory a common segment can take.
 MATCH_BLOCK = 2**23
-# Strings whose prefix sums are held at once while indexing.
+# Strings whose prefix hashes are held at once while indexing.
 STRING_BLOCK = 100_000
 
 
 class _Hashes:
-    """Polynomial hashes of any substring of a list of strings, from prefix sums."""
+    """Polynomial hashes of any substring of a list of strings, from prefix hashes.
+
+    The prefixes are hashed by Horner's rule in one pass (numba), so a
+    substring's hash needs only the powers of the base up to its length.
+    NumPy's cumulative products of a power for every character took 0.2 to
+    0.5 s of the 0.5 s index of 100,000 person records.
+    """
 
     def __init__(self, strings):
         self.lengths = np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
         self.offsets = np.concatenate([[0], np.cumsum(self.lengths)])
-        text = "".join(strings).encode("utf-32-le")
-        codes = np.frombuffer(text, dtype=np.uint32).astype(np.uint64) + np.uint64(1)
-        n = len(codes)
-        with np.errstate(over="ignore"):
-            powers = np.cumprod(np.full(n + 1, _BASE, dtype=np.uint64))
-            powers = np.concatenate([[np.uint64(1)], powers[:-1]])
-            self.inverse = np.cumprod(np.full(n + 1, _BASE_INVERSE, dtype=np.uint64))
-            self.inverse = np.concatenate([[np.uint64(1)], self.inverse[:-1]])
-            self.prefix = np.concatenate([[np.uint64(0)], np.cumsum(codes * powers[:n])])
+        codes = np.frombuffer("".join(strings).encode("utf-32-le"), dtype=np.uint32)
+        self.prefix = _prefix_hashes(codes)
+        longest = int(self.lengths.max()) if len(self.lengths) else 0
+        self.powers = _powers(longest + 1)
 
     def of(self, rows, starts, lengths):
         """Hash of ``strings[rows][starts : starts + lengths]`` (arrays broadcast)."""
         begin = self.offsets[rows] + starts
         with np.errstate(over="ignore"):
-            return (self.prefix[begin + lengths] - self.prefix[begin]) * self.inverse[begin]
+            return self.prefix[begin + lengths] - self.prefix[begin] * self.powers[lengths]
+
+
+@njit(cache=True, nogil=True)
+def _prefix_hashes(codes):
+    """``prefix[j]``: the hash of ``codes[:j]`` (each code plus one, so that a
+    run of zeros still counts), by Horner's rule modulo 2**64."""
+    prefix = np.empty(len(codes) + 1, dtype=np.uint64)
+    prefix[0] = 0
+    hashed = np.uint64(0)
+    for position in range(len(codes)):
+        hashed = hashed * _BASE + np.uint64(codes[position]) + np.uint64(1)
+        prefix[position + 1] = hashed
+    return prefix
+
+
+@njit(cache=True)
+def _powers(n):
+    powers = np.empty(n, dtype=np.uint64)
+    powers[0] = 1
+    for exponent in range(1, n):
+        powers[exponent] = powers[exponent - 1] * _BASE
+    return powers
 
 
 def even_segments(length, n_segments):

@@ -488,10 +488,28 @@ def test_brute_force_bounded_by_the_characters_shared_finds_every_pair(
     monkeypatch.setattr(join_module, "BAG_MAX_PASS_RATE", 1.0 if bag else -1.0)
     monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 500)
     plan = join_module.BruteJoin(left, right, get_metric(metric), threshold, n_jobs=2)
-    assert (plan.bag is not None) == bag
+    assert plan.bounded_by_characters == bag
     rows, columns, distances = similarity_join(
         left, right, threshold=threshold, metric=metric, method="brute", n_jobs=2
     )
     expected_rows, expected_columns, expected = brute_pairs(left, right, metric, threshold)
     assert rows.tolist() == expected_rows and columns.tolist() == expected_columns
     np.testing.assert_allclose(distances, expected)
+
+
+def test_brute_force_builds_its_filter_of_the_characters_shared_only_when_it_runs(
+    sides, monkeypatch
+):
+    """The plan "auto" samples filters the sample's strings alone, counts the
+    full filter's build as time still to come, and builds it in ``blocks``."""
+    left, _ = sides
+    monkeypatch.setattr(join_module, "BAG_MAX_PASS_RATE", 1.0)
+    plan = join_module.BruteJoin(left, None, get_metric("levenshtein"), 2, n_jobs=1)
+    assert plan.bounded_by_characters and plan.bag is None and plan.deferred_seconds > 0
+    assert plan.sample(np.arange(8)) > 0 and plan.settled and plan.bag is None
+    blocks = list(plan.blocks())
+    assert plan.bag is not None
+    rows = np.concatenate([block[0] for block in blocks]).tolist()
+    columns = np.concatenate([block[1] for block in blocks]).tolist()
+    expected_rows, expected_columns, _ = brute_pairs(left, None, "levenshtein", 2)
+    assert sorted(zip(rows, columns)) == sorted(zip(expected_rows, expected_columns))

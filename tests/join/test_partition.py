@@ -163,3 +163,14 @@ def test_the_index_keeps_all_but_the_most_common_segments_of_each_string():
         low, found = index.match_ranges(probe_key)
         grouped[key] = (entries[low[0] : low[0] + found[0]] % n_rows).tolist()
     assert grouped == expected
+
+
+def test_a_substring_hashes_alike_wherever_it_stands():
+    """Horner's prefix hashes: equal substrings, in any string and at any
+    offset, hash alike; distinct ones (here) do not."""
+    strings = ["abcabc", "xxabcx", "", "abd", "\U0001f600abc"]
+    hashes = _Hashes(strings)
+    rows, starts = np.array([0, 0, 1, 4, 3]), np.array([0, 3, 2, 1, 0])
+    hashed = hashes.of(rows, starts, np.full(5, 3))
+    assert len(set(hashed[:4].tolist())) == 1 and hashed[4] != hashed[0]
+    assert hashes.of(np.array([2]), np.array([0]), np.array([0]))[0] == 0
