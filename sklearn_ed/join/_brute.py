@@ -58,6 +58,9 @@ class BruteJoin:
     block's call prepares the other side once, which a few rows alone would
     pay for many times over), through the same path as the join (the prefix
     bound included), and keeps nothing; :meth:`blocks` runs the join.
+    Bounded by the characters shared, the sample is the rows and window
+    whose filter decided that bound applies, and the whole filter is built
+    by :meth:`blocks` (``deferred_seconds``: its estimated time).
     """
 
     def __init__(self, left, right, spec, threshold, n_jobs):
