@@ -57,25 +57,30 @@ class BruteForceMixin:
         if self._metric_spec.brute_force_bound is None:
             seconds = brute_force_seconds(self._metric_spec, X, self.n_jobs, self._seed)
         else:
-            pruned = pruned_brute_seconds(
-                self._metric_spec, X, self.n_neighbors, self.n_jobs, self._seed, limit
-            )
-            seconds = pruned.seconds
-            if (
-                policy.exact
-                and self._metric_spec.lower_bound is self._metric_spec.brute_force_bound
-            ):
+            spec = self._metric_spec
+            if policy.exact and spec.lower_bound is spec.brute_force_bound:
                 # Exact search would prune by this same bound after its
                 # filter's candidates: it rules out no more than this search
                 # does, and adds the filter (Jaro at 100,000 records and
                 # k = 10: a 1.3 s fit, and brute force answering after all).
                 limit = np.inf
                 reason = "; exact search would prune by the same bound"
-            elif pruned.crowded and not policy.exact:
+            crowded_limit = brute_force_limit(replace(policy, exact=True, near_depth=0))
+            pruned = pruned_brute_seconds(
+                spec,
+                X,
+                self.n_neighbors,
+                self.n_jobs,
+                self._seed,
+                limit,
+                crowded_limit=None if policy.exact else crowded_limit,
+            )
+            seconds = pruned.seconds
+            if pruned.crowded and not policy.exact:
                 # A filter's query then verifies thousands of candidates, at
                 # about what exact search costs, and a near lookup finds none
                 # of them: brute force answers up to that search's limit.
-                limit = brute_force_limit(replace(policy, exact=True, near_depth=0))
+                limit = crowded_limit
                 reason = (
                     f"; the k-th neighbors lie in the crowd: the bound rules out "
                     f"{1 - pruned.share_verified:.0%} of the base at their distance"

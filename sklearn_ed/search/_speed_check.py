@@ -41,6 +41,14 @@ _UNTIMED_QUERIES = 2
 MORE_TIMED_QUERIES = 48
 _MORE_QUERIES_BELOW = 0.05
 _CLEAR_SHARE = 0.25
+# They are timed on the 48 more, however slow, where their mean is above the
+# limit by at most NEAR_LIMIT times: each call pays a fixed cost (rapidfuzz
+# prepares the whole base again, 9 ms for 100,000 records), which a fit's
+# 1,000 queries share and 16 in two calls of 8 do not. On 100,000 person
+# records under Jaro, k = 10: 5.4 ms a query over the 16, 3.9 ms over 64 and
+# over 1,000; against exact search's limit of 5 ms, the 16 alone built a
+# filter (0.8 s) that gave way to brute force after all.
+NEAR_LIMIT = 1.5
 # Brute force is timed too only where the filter costs more than this share
 # of its estimate (``brute_force_seconds`` reads 0.6 of the time a query of
 # ``BruteSearch`` takes: it leaves out the top-k selection; under a metric
@@ -157,7 +165,9 @@ class PrunedBruteTiming:
         return self.share_verified > CROWDED_SHARE
 
 
-def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None, limit=None):
+def pruned_brute_seconds(
+    metric, items, n_neighbors, n_jobs, random_state=None, limit=None, crowded_limit=None
+):
     """One k-nearest query of :class:`BruteSearch` over ``items``, timed on
     pseudo-queries (:func:`pseudo_queries`), and the share it compared.
 
@@ -183,7 +193,11 @@ def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None, 
     limit : float, default=None
         The seconds a query the timing is held to: more queries are timed
         where the first are quick and not far below it (None: not far below
-        any).
+        any), and also where they are slow but above it by at most
+        :data:`NEAR_LIMIT` times.
+    crowded_limit : float, default=None
+        The limit instead where the k-th neighbors lie in the crowd
+        (:attr:`PrunedBruteTiming.crowded`); None: ``limit`` there too.
 
     Returns
     -------
@@ -198,15 +212,21 @@ def pruned_brute_seconds(metric, items, n_neighbors, n_jobs, random_state=None, 
     brute = BruteSearch(metric, n_jobs=n_jobs).build(items)
     brute.kneighbors(warm, n_neighbors)
     seconds, verified = _timed_kneighbors(brute, timed, n_neighbors)
-    clear = limit is not None and seconds / len(timed) < _CLEAR_SHARE * limit
+    first = PrunedBruteTiming(seconds / len(timed), float(np.median(verified)) / len(items))
+    held_to = crowded_limit if first.crowded and crowded_limit is not None else limit
+    clear = held_to is not None and first.seconds < _CLEAR_SHARE * held_to
+    near = held_to is not None and held_to < first.seconds <= NEAR_LIMIT * held_to
     # Where the bound pruned none of them, each compared the whole base: their
     # times are alike (about 2 ms each on 50,000 records under Jaro-Winkler).
     alike = (verified >= len(items)).all()
-    if seconds < _MORE_QUERIES_BELOW and not (clear or alike):
-        more_seconds, more_verified = _timed_kneighbors(brute, more, n_neighbors)
-        seconds += more_seconds
-        verified = np.concatenate([verified, more_verified])
-    return PrunedBruteTiming(seconds / len(verified), float(np.median(verified)) / len(items))
+    if not (near or seconds < _MORE_QUERIES_BELOW and not (clear or alike)):
+        return first
+    more_seconds, more_verified = _timed_kneighbors(brute, more, n_neighbors)
+    verified = np.concatenate([verified, more_verified])
+    # Near the limit, the one call of 48 alone: its fixed cost is shared as
+    # a fit's queries share it.
+    mean = more_seconds / len(more) if near else (seconds + more_seconds) / len(verified)
+    return PrunedBruteTiming(mean, float(np.median(verified)) / len(items))
 
 
 def _timed_kneighbors(search, queries, n_neighbors):

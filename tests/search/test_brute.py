@@ -300,6 +300,38 @@ def test_pruned_brute_force_is_timed_on_more_queries_where_the_first_were_quick(
     assert timed == both[:1]
 
 
+def test_pruned_brute_force_near_its_limit_is_timed_by_one_call_of_more_queries(monkeypatch):
+    """16 queries in calls of 8 pay a call's fixed cost that a fit's 1,000
+    share: above the limit by at most NEAR_LIMIT times, 48 more are timed in
+    one call, and their mean is the estimate; in the crowd, against the
+    crowded limit."""
+    from sklearn_ed.search import _speed_check
+
+    per_query = {_speed_check.TIMED_QUERIES: 1.2e-3, _speed_check.MORE_TIMED_QUERIES: 0.9e-3}
+    real = _speed_check._timed_kneighbors
+
+    def timed(search, queries, k):
+        return len(queries) * per_query[len(queries)], real(search, queries, k)[1]
+
+    monkeypatch.setattr(_speed_check, "_timed_kneighbors", timed)
+    monkeypatch.setattr(_speed_check, "_MORE_QUERIES_BELOW", 0.0)  # slow: no more but near
+    records = make_person_records(2_000, random_state=0).data
+    processed = np.array([default_process(text) for text in records], dtype=object)
+    metric = get_metric("jaro_winkler")
+    for k, limit, crowded_limit, seconds in [
+        (1, 1e-3, None, 0.9e-3),  # near
+        (1, 0.5e-3, None, 1.2e-3),  # far above
+        (1, 2e-3, None, 1.2e-3),  # below
+        (10, 1e-6, 1e-3, 0.9e-3),  # in the crowd, near the crowded limit
+        (10, 1e-6, None, 1.2e-3),  # in the crowd, held to the limit
+    ]:
+        timing = _speed_check.pruned_brute_seconds(
+            metric, processed, k, 1, 0, limit, crowded_limit=crowded_limit
+        )
+        assert timing.seconds == pytest.approx(seconds)
+        assert timing.crowded == (k == 10)
+
+
 @pytest.mark.parametrize(
     "metric, builds_a_filter",
     [("jaro", False), ("jaro_winkler", False), ("normalized_levenshtein", True)],
