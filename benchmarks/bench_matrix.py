@@ -72,7 +72,7 @@ from benchmarks._matrix_data import BASES, JOIN_BASES, QUERY_SETS, applies
 from benchmarks._matrix_metrics import PROCESSORS, string_metrics, thresholds
 from benchmarks._matrix_peers import knn_peers
 from benchmarks._matrix_report import gate_lines, join_rows, join_table, knn_rows, knn_table
-from benchmarks._matrix_workers import EXACT_TIMING, prepare
+from benchmarks._matrix_workers import EXACT_TIMING, KNN_TIMING, prepare
 from sklearn_ed.distances import get_metric
 
 _COUNTER = itertools.count()
@@ -284,6 +284,7 @@ def main(argv=None):
         f"kNN: {args.n_queries} queries per set; rapidfuzz (time projected) and accuracy on the "
         f"first {args.n_judged}, fewer (not under 5) where they would take over "
         f"{args.brute_budget:g} s a set",
+        KNN_TIMING,
         f"joins: rapidfuzz with score_cutoff on {args.n_judged} rows (fewer, as for kNN) against "
         "all, the upper triangle's time projected; pairs*: its pairs touching those rows",
         EXACT_TIMING,
