@@ -524,7 +524,7 @@ RUNS = [
         "--processors default,sort_tokens --queries edits1,edits2,keyboard,ocr,sampled "
         "--k 1,10 --n-queries 1000 --n-judged 200 --cell-timeout 600 "
         "--json '{results}/matrix_knn_records.json'",
-        minutes=12,
+        minutes=19,
         docs="benchmarks/matrix_knn",
     ),
     Run(
