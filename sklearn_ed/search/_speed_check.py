@@ -149,7 +149,8 @@ class PrunedBruteTiming:
     seconds : float
         The mean over :data:`TIMED_QUERIES` pseudo-queries, and
         :data:`MORE_TIMED_QUERIES` more where those were quick, not far below
-        the limit, and pruned by the bound.
+        the limit, and pruned by the bound; where they were above the limit
+        by at most :data:`NEAR_LIMIT` times, the mean of those more alone.
     share_verified : float
         The median share of the base whose distance they computed (the rest
         the bound ruled out at their k-th distance).
