@@ -65,18 +65,17 @@ class BruteForceMixin:
                 # k = 10: a 1.3 s fit, and brute force answering after all).
                 limit = np.inf
                 reason = "; exact search would prune by the same bound"
-            crowded_limit = brute_force_limit(replace(policy, exact=True, near_depth=0))
+            # The crowd raises the limit of approximate search only (below).
+            crowded_limit = (
+                None
+                if policy.exact
+                else brute_force_limit(replace(policy, exact=True, near_depth=0))
+            )
             pruned = pruned_brute_seconds(
-                spec,
-                X,
-                self.n_neighbors,
-                self.n_jobs,
-                self._seed,
-                limit,
-                crowded_limit=None if policy.exact else crowded_limit,
+                spec, X, self.n_neighbors, self.n_jobs, self._seed, limit, crowded_limit
             )
             seconds = pruned.seconds
-            if pruned.crowded and not policy.exact:
+            if pruned.crowded and crowded_limit is not None:
                 # A filter's query then verifies thousands of candidates, at
                 # about what exact search costs, and a near lookup finds none
                 # of them: brute force answers up to that search's limit.
