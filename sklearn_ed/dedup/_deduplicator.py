@@ -308,7 +308,7 @@ class StringDeduplicator(ClusterMixin, BaseEstimator):
                 components.add(rows, columns)
             owner, n_pairs = components.owners(), components.n_pairs
         else:
-            rows, columns, distances = concatenated_pairs(blocks)
+            rows, columns, distances = concatenated_pairs(blocks, ordered=False)
             graph = adjacency(len(nodes), rows, columns, distances)
             owner = grouped_stars(graph, copies, complete=self.linkage == "complete")
             n_pairs = int(np.dot(copies[rows], copies[columns]))

@@ -266,14 +266,26 @@ def pairs_output(blocks, as_frame):
     return pairs
 
 
-def concatenated_pairs(blocks):
-    """The pairs of join blocks as three arrays, sorted by left then right index."""
+def concatenated_pairs(blocks, ordered=True):
+    """The pairs of join blocks as three arrays, sorted by left then right index
+    (in the blocks' order if not ``ordered``: a caller that builds a graph of
+    them needs no sort, 0.1 s for a million pairs)."""
     blocks = list(blocks)
     if not blocks:
         return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
     left, right, distance = (np.concatenate(part) for part in zip(*blocks))
+    left, right = left.astype(np.int64, copy=False), right.astype(np.int64, copy=False)
+    if not ordered or _in_order(left, right):
+        return left, right, distance
     order = np.lexsort((right, left))
-    return left[order].astype(np.int64), right[order].astype(np.int64), distance[order]
+    return left[order], right[order], distance[order]
+
+
+def _in_order(left, right):
+    """Whether the pairs are sorted by left then right index already (brute
+    force's blocks of rows are, in order)."""
+    step = np.diff(left)
+    return bool((step >= 0).all() and (np.diff(right)[step == 0] > 0).all())
 
 
 def check_output_size(

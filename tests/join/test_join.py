@@ -135,8 +135,28 @@ def test_frame_output_has_the_same_pairs(sides):
     assert frame["left"].tolist() == rows.tolist() and frame["right"].tolist() == columns.tolist()
 
 
+def test_pairs_of_blocks_out_of_order_are_sorted_unless_the_caller_needs_no_order():
+    blocks = [
+        (np.array([3, 3]), np.array([5, 4]), np.array([1, 2])),
+        (np.array([0]), np.array([9]), np.array([0])),
+    ]
+    rows, columns, distances = public_join.concatenated_pairs(blocks)
+    assert (rows.tolist(), columns.tolist(), distances.tolist()) == (
+        [0, 3, 3],
+        [9, 4, 5],
+        [0, 2, 1],
+    )
+    rows, columns, _ = public_join.concatenated_pairs(blocks, ordered=False)
+    assert (rows.tolist(), columns.tolist()) == ([3, 3, 0], [5, 4, 9])
+    in_order = public_join.concatenated_pairs(
+        blocks[::-1][:1] + [(np.array([3]), np.array([4]), np.array([2]))]
+    )
+    assert in_order[0].tolist() == [0, 3] and in_order[0].dtype == np.int64
+
+
 def test_blocks_bound_the_memory_of_a_call(sides, monkeypatch):
-    left, _ = sides
+    # Longer than the 64 characters the prefix bound starts from: its path runs too.
+    left = np.array(["-" * 60 + string for string in sides[0]], dtype=object)
     expected = similarity_join(left, threshold=2, method="brute")
     calls = []
     real = join_module.pairwise_distances_within

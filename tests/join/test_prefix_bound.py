@@ -7,7 +7,7 @@ from rapidfuzz.distance import Indel, Levenshtein
 
 import sklearn_ed.join._brute as join_module
 from sklearn_ed.distances import get_metric
-from sklearn_ed.join._prefix_bound import SIMD_WIDTH, PrefixBound
+from sklearn_ed.join._prefix_bound import LONGEST, SIMD_WIDTH, PrefixBound
 
 SCORERS = {
     "levenshtein": Levenshtein.distance,
@@ -115,6 +115,23 @@ def test_a_bound_that_prunes_little_stops_after_one_block(records, monkeypatch):
         left, None, "normalized_indel", 0.9
     )
     assert len(calls) == 1
+
+
+def test_the_bound_is_tried_for_strings_past_the_fast_path_only(records):
+    """Up to 64 characters the bound would be the distance itself, and each
+    pair it kept would be computed twice (on 10,000 words within 3 edits the
+    join took 0.61 s through the bound, 0.44 s without)."""
+    left, _ = records
+    left = np.concatenate([left, ["short", "x" * SIMD_WIDTH, "y" * (SIMD_WIDTH + 1)]])
+    bound = PrefixBound(
+        get_metric("levenshtein"), lambda a, b: np.full(np.shape(a), 6), left, left, None
+    )
+    tried = bound.rows(np.arange(len(left)))
+    lengths = np.array([len(string) for string in left])
+    np.testing.assert_array_equal(
+        tried, np.flatnonzero((lengths > SIMD_WIDTH) & (lengths <= LONGEST))
+    )
+    assert len(left) - 1 in tried and len(left) - 2 not in tried
 
 
 def test_the_bound_is_for_levenshtein_and_indel_only():
