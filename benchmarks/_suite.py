@@ -572,6 +572,13 @@ RUNS = [
         docs="user_guide/scaling",
     ),
     Run(
+        "reads_all_vs_all",
+        "bench_reads_all_vs_all",
+        "--json '{results}/reads_all_vs_all.json'",
+        minutes=30,
+        docs="user_guide/scaling",
+    ),
+    Run(
         "recipes",
         "bench_recipes",
         "--json '{results}/recipes.json'",
