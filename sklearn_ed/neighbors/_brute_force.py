@@ -14,6 +14,7 @@ reaches ``target_recall`` at no candidate count, or where it answers
 pseudo-queries slower than brute force does (:func:`~sklearn_ed.search.time_queries`).
 """
 
+import warnings
 from dataclasses import replace
 
 import numpy as np
@@ -31,6 +32,11 @@ from ..utils import log_progress
 # A brute-force base grown by this share since its fit is fitted again:
 # brute force may no longer pay.
 REFIT_GROWTH = 0.5
+# A filter that misses its target gives way to brute force with a warning
+# where a query then costs this many times the most brute force may cost
+# when chosen for its speed: the check searched up to a tenth of the base,
+# so brute force costs at least about ten times that filter.
+COSTLY_BRUTE_FORCE = 10
 
 
 def _at_most(limit):
@@ -49,7 +55,7 @@ class BruteForceMixin:
         search compares every item by itself (``PruningBound``), and timing
         that too took 19 ms of the 42 ms a fit of 5,000 records took under
         the profiler."""
-        self._brute_query_estimate = None
+        self._brute_query_estimate = self._brute_query_limit = None
         if not self._auto_embedder():
             return False
         policy = self._search_policy(X)
@@ -84,7 +90,7 @@ class BruteForceMixin:
                     f"; the k-th neighbors lie in the crowd: the bound rules out "
                     f"{1 - pruned.share_verified:.0%} of the base at their distance"
                 )
-        self._brute_query_estimate = seconds
+        self._brute_query_estimate, self._brute_query_limit = seconds, limit
         if seconds > limit:
             return False
         log_progress(
@@ -96,9 +102,30 @@ class BruteForceMixin:
 
     def _brute_force_instead(self, reason):
         """The filter ``embedder="auto"`` chose gives way to brute force (exact
-        answers), for ``reason`` (logged)."""
+        answers), for ``reason`` (logged; warned where it is the recall, for
+        brute force may then cost far more than the filter)."""
         log_progress(self, f"{reason}: brute force, every item compared")
+        if self._filter_falls_short() and self._brute_force_is_costly():
+            warnings.warn(self._costly_brute_force(reason), UserWarning, stacklevel=4)
         return self._fit_brute_force(self.search_.items)
+
+    def _brute_force_is_costly(self):
+        seconds = getattr(self, "_brute_query_estimate", None)
+        limit = getattr(self, "_brute_query_limit", None)
+        return seconds is not None and limit is not None and seconds > COSTLY_BRUTE_FORCE * limit
+
+    def _costly_brute_force(self, reason):
+        """What a fit that gives way to a costly brute force for its recall tells
+        the user (all-vs-all top-10 of 100,000 reads at 40x coverage and a
+        target of 0.998: about 70 hours where the filter takes minutes)."""
+        seconds = self._brute_query_estimate
+        return (
+            f"{type(self).__name__}: {reason}: brute force answers instead, exact, "
+            f"comparing every item: about {1000 * seconds:.3g} ms a query, "
+            f"{seconds * self.n_samples_fit_:.3g} s for the fitted items as queries. "
+            "A lower target_recall, or an embedder passed as embedder=, keeps the "
+            "filter (below the target)."
+        )
 
     def _filter_gives_way(self):
         """Why the fitted filter gives way to brute force: its recall check

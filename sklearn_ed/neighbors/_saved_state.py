@@ -36,6 +36,7 @@ class SavedStateMixin:
         "_recall_check",
         "_n_samples_checked",
         "_brute_query_estimate",
+        "_brute_query_limit",
     )
     # Attributes of the layout before the fitted search (see _upgrade_saved_state).
     __sklearn_ed_legacy__ = ("_fit_X", "index_", "_bound", "_near")

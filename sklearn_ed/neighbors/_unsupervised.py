@@ -70,7 +70,8 @@ class FilterRefineNeighbors(FilterRefineBase):
         ``n_candidates="auto"``, where no candidate count up to a tenth of
         the base reaches it on the check's sample, a filter of the
         ``"auto"`` embedder gives way to brute force (``search_method_`` is
-        ``"brute_force"``: exact answers), and a given embedder warns. With
+        ``"brute_force"``: exact answers) with a warning that gives a
+        query's cost then, and a given embedder warns. With
         a fixed ``n_candidates``, fit warns once when the estimate is below
         it (never with ``exact=True``, whose answers are exact anyway).
     check_recall : bool, default=True

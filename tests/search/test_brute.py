@@ -197,8 +197,9 @@ def test_bad_queries_of_a_brute_force_search_name_the_problem(words):
 def test_a_filter_that_misses_the_target_gives_way_to_brute_force(monkeypatch):
     """Under Jaro, the q-gram filter "auto" chose misses the true top 10 of
     four-word records at every candidate count of the check: brute force
-    answers instead, exactly and without a warning; a given embedder keeps
-    its filter, and warns."""
+    answers instead, exactly, and warns what a query costs where that is
+    many times what brute force may cost when chosen for its speed (here
+    any: that limit is 0); a given embedder keeps its filter, and warns."""
     monkeypatch.setattr("sklearn_ed.neighbors._brute_force.brute_force_limit", lambda _: 0.0)
     rng = np.random.default_rng(0)
     syllables = np.array(["an", "ber", "ca", "do", "el", "fi", "gor", "ha", "is", "jo", "ka"])
@@ -206,10 +207,14 @@ def test_a_filter_that_misses_the_target_gives_way_to_brute_force(monkeypatch):
     records = np.array([" ".join(rng.choice(words, size=4)) for _ in range(3000)], dtype=object)
     base, queries = records[:2900], records[2900:]
     settings = dict(metric="jaro", n_neighbors=10, target_recall=0.99, random_state=0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with pytest.warns(UserWarning, match=r"brute force answers instead, exact.* ms a query"):
         search = FilterRefineNeighbors(**settings).fit(base)
     assert search.search_method_ == "brute_force" and search.estimated_recall_ == 1.0
+    monkeypatch.setattr("sklearn_ed.neighbors._brute_force.COSTLY_BRUTE_FORCE", np.inf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cheap = FilterRefineNeighbors(**settings).fit(base)
+    assert cheap.search_method_ == "brute_force"
     exact = pairwise_distances(queries, base, metric="jaro")
     np.testing.assert_allclose(search.kneighbors(queries)[0], _ranked(exact, 10)[0])
     with pytest.warns(UserWarning, match="below target_recall=0.99"):
