@@ -16,10 +16,11 @@ Each method runs in a process of its own, with 2 workers:
   simulated start (50 of them, itself left out), then every read within
   that bound is found by ``cdist`` with ``score_cutoff`` over the whole
   base (an exact scan; the bound only lets rapidfuzz stop early);
-- ``FilterRefineNeighbors(n_neighbors=10, target_recall=0.998)``, the
-  recall minimap2 reaches here, set through ``target_recall`` (the recall
-  check picks C for it), and the same with every default (0.95): fit,
-  then ``kneighbors()`` over the fitted reads;
+- ``FilterRefineNeighbors(n_neighbors=10)`` with every default
+  (``target_recall=0.95``), then with ``target_recall`` 0.99 and 0.998
+  (the recall check picks C for it): fit, then ``kneighbors()`` over the
+  fitted reads. A fit that gives way to brute force is not searched: its
+  search is brute force's, projected;
 - mappy (minimap2 ``ava-ont`` preset, its all-vs-all overlap setting),
   every read mapped against the base, each read's own hit dropped, then
   the exact distance to every other hit, the 10 nearest kept.
