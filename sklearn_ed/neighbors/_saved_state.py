@@ -12,7 +12,7 @@ the value an older save implies (declared once, by each estimator's
 from dataclasses import replace
 
 from ..search import FittedSearch, SearchPolicy
-from ..utils import older_layout_defaults
+from ..utils import older_layout_defaults, saved_int, saved_seconds
 
 
 class SavedStateMixin:
@@ -40,6 +40,17 @@ class SavedStateMixin:
     )
     # Attributes of the layout before the fitted search (see _upgrade_saved_state).
     __sklearn_ed_legacy__ = ("_fit_X", "index_", "_bound", "_near")
+
+    @classmethod
+    def _check_saved_state(cls, state):
+        """The counts and costs fit and search compute with (sklearn_ed.load): a
+        candidate count reaches the index as its ``k``, and a cost that is not
+        a number would raise an unclear TypeError in a later ``partial_fit``."""
+        for name, low in (("n_samples_fit_", 0), ("n_candidates_", 1), ("_n_samples_checked", 0)):
+            if state.get(name) is not None:
+                saved_int(state[name], name, low=low)
+        for name in ("_brute_query_estimate", "_brute_query_limit"):
+            saved_seconds(state.get(name), name)
 
     @classmethod
     def _upgrade_saved_state(cls, state):

@@ -8,7 +8,7 @@ they may change between releases.
 """
 
 from ._hash_order import hash_order
-from ._invariants import SavedStateError, saved_array, saved_int
+from ._invariants import SavedStateError, saved_array, saved_int, saved_seconds
 from ._logging import log_progress
 from ._memory import available_memory
 from ._optional import NEURAL_EXTRA, PANDAS_EXTRA, require_neural, require_pandas

@@ -42,6 +42,16 @@ def saved_int(value, part, low=None, high=None):
     return int(value)
 
 
+def saved_seconds(value, part):
+    """``value`` as a float if it is ``None`` or a non-negative number of seconds
+    (``inf`` included: no limit); SavedStateError otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value >= 0:
+        raise SavedStateError(part, f"{value!r} is not a non-negative number of seconds")
+    return float(value)
+
+
 def saved_array(value, part, kinds, *, shape, low=None, high=None, order=None):
     """``value`` if it is an array compiled code may index with; SavedStateError otherwise.
 

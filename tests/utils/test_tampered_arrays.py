@@ -326,6 +326,11 @@ EDITS = {
     },
     "flat": {
         "more_items_than_codes": (_patched(12, 10**6), ENGINE),
+        "no_candidates": (_set("tree.state.n_candidates_", 0), "tree.state.n_candidates_"),
+        "brute_force_cost_in_words": (
+            _set("tree.state._brute_query_limit", "fast"),
+            "tree.state._brute_query_limit",
+        ),
         "wider_codes_than_bits": (_patched(8, 1000), ENGINE),
         "truncated": (_engine(lambda data: data[:-9]), ENGINE),
         "walks_shorter_than_codes": (
