@@ -58,31 +58,49 @@ def data(n_reads, n_queries):
     return base, queries
 
 
-def exact_kth(base, queries):
-    """Per query, the exact 10th-nearest distance over the whole base."""
-    from rapidfuzz import process
-    from rapidfuzz.distance import Levenshtein
+class ExactScan:
+    """Exact distances of a read to a base of simulated reads, out to its 10th
+    nearest: the reads of nearest simulated start bound the 10th distance,
+    then ``cdist`` with that bound as ``score_cutoff`` scans the whole base
+    (an exact scan; the bound only lets rapidfuzz stop early)."""
 
-    by_start = np.argsort(base.start, kind="stable")
-    sorted_starts = base.start[by_start]
-    kth = []
-    for query, start in zip(queries.data, queries.start):
-        middle = int(np.searchsorted(sorted_starts, start))
+    def __init__(self, base):
+        self.base = base
+        self.by_start = np.argsort(base.start, kind="stable")
+        self.sorted_starts = base.start[self.by_start]
+
+    def within_kth(self, query, start, exclude=None):
+        """The exact 10th-nearest distance of ``query`` (simulated from ``start``)
+        and its distance to every base read (above the 10th beyond it), the
+        read ``exclude`` of the base left out (given a distance above the 10th)."""
+        from rapidfuzz import process
+        from rapidfuzz.distance import Levenshtein
+
+        middle = int(np.searchsorted(self.sorted_starts, start))
         low = max(0, middle - N_NEAREST_STARTS // 2)
-        nearby = by_start[low : low + N_NEAREST_STARTS]
+        window = self.by_start[low : low + N_NEAREST_STARTS + 1]
+        nearby = [i for i in window if i != exclude][:N_NEAREST_STARTS]
+        reads = self.base.data
         bound = np.sort(
-            process.cdist([query], [base.data[i] for i in nearby], scorer=Levenshtein.distance)[0]
+            process.cdist([query], [reads[i] for i in nearby], scorer=Levenshtein.distance)[0]
         )[K - 1]
         within = process.cdist(
             [query],
-            base.data,
+            reads,
             scorer=Levenshtein.distance,
             score_cutoff=int(bound),
             workers=N_JOBS,
             dtype=np.int32,
         )[0]
-        kth.append(int(np.sort(within[within <= bound])[K - 1]))
-    return kth
+        if exclude is not None:
+            within[exclude] = bound + 1
+        return int(np.sort(within[within <= bound])[K - 1]), within
+
+
+def exact_kth(base, queries):
+    """Per query, the exact 10th-nearest distance over the whole base."""
+    scan = ExactScan(base)
+    return [scan.within_kth(query, start)[0] for query, start in zip(queries.data, queries.start)]
 
 
 def brute_worker(spec):

@@ -52,7 +52,7 @@ from benchmarks._common import (
     run_worker,
     worker_reply,
 )
-from benchmarks.bench_reads_1m import N_NEAREST_STARTS, top_k_recall
+from benchmarks.bench_reads_1m import ExactScan, top_k_recall
 
 N_JOBS = 2
 K = 10
@@ -92,31 +92,12 @@ def judged_rows(n_reads):
 def exact_kth_of_others(reads, rows):
     """Per judged read, the exact 10th-nearest distance to the other reads, and
     the reads within it that overlap it in the genome (its related neighbours)."""
-    from rapidfuzz import process
-    from rapidfuzz.distance import Levenshtein
-
-    by_start = np.argsort(reads.start, kind="stable")
-    sorted_starts = reads.start[by_start]
+    scan = ExactScan(reads)
     kth, related = [], []
     for row in rows:
-        query = reads.data[row]
-        middle = int(np.searchsorted(sorted_starts, reads.start[row]))
-        low = max(0, middle - N_NEAREST_STARTS // 2)
-        nearby = [i for i in by_start[low : low + N_NEAREST_STARTS + 1] if i != row]
-        bound = np.sort(
-            process.cdist([query], [reads.data[i] for i in nearby], scorer=Levenshtein.distance)[0]
-        )[K - 1]
-        within = process.cdist(
-            [query],
-            reads.data,
-            scorer=Levenshtein.distance,
-            score_cutoff=int(bound),
-            workers=N_JOBS,
-            dtype=np.int32,
-        )[0]
-        within[row] = bound + 1  # a read is not its own neighbour
-        kth.append(int(np.sort(within[within <= bound])[K - 1]))
-        neighbours = np.flatnonzero(within <= kth[-1])
+        distance, within = scan.within_kth(reads.data[row], reads.start[row], exclude=row)
+        kth.append(distance)
+        neighbours = np.flatnonzero(within <= distance)
         overlapping = (reads.start[neighbours] < reads.start[row] + reads.length[row]) & (
             reads.start[row] < reads.start[neighbours] + reads.length[neighbours]
         )
