@@ -28,7 +28,10 @@ Each method runs in a process of its own, with 2 workers:
 A second table splits the judged reads by their exact top-10: those it can
 fill with reads that overlap them in the genome, and those with neighbours
 elsewhere (a repeat's copies, or unrelated reads when fewer than 10
-overlapping ones come within reach), each group's recall apart.
+overlapping ones come within reach), each group's recall apart. For a fit
+that gives way to brute force, the report names the check's pseudo-queries
+that miss part of their top-10 at its largest C: their 10th distance over
+their length, and the overlapping reads within it.
 
 Run: ``python -m benchmarks.bench_reads_all_vs_all --json
 benchmarks/results/reads_all_vs_all.json`` (about 30 minutes on 2 cores).
@@ -184,6 +187,32 @@ def judged_reply(fit_s, search_s, distances, indices, peak_mib, detail, **extra)
     )
 
 
+def check_misses(search, sampled, reads):
+    """The pseudo-queries of the fit's last recall check that miss part of their
+    top-10 at its largest C: how many, and for them and for all, the 10th
+    distance over the length and the overlapping reads within it."""
+    from sklearn_ed.search._recall_check import _kth_smallest
+
+    queries, _, _, _, (rows, columns, distances) = sampled[-1]
+    kth = _kth_smallest((rows, columns, distances), len(queries), K)
+    missing = search._recall_check.per_query[:, -1] < 1
+    share = kth / np.array([len(reads.data[query]) for query in queries])
+    within = distances <= kth[rows]
+    query_reads, neighbours = queries[rows[within]], columns[within]
+    overlapping = (
+        reads.start[neighbours] < reads.start[query_reads] + reads.length[query_reads]
+    ) & (reads.start[query_reads] < reads.start[neighbours] + reads.length[neighbours])
+    related = np.bincount(rows[within][overlapping], minlength=len(queries))
+    return {
+        "queries": len(queries),
+        "largest_c": int(search._recall_check.grid[-1]),
+        "missing": int(missing.sum()),
+        "share_all": [float(np.min(share)), float(np.median(share)), float(np.max(share))],
+        "share_missing": share[missing].tolist(),
+        "related_missing": related[missing].tolist(),
+    }
+
+
 def sklearn_ed_worker(spec):
     from sklearn_ed import FilterRefineNeighbors
     from sklearn_ed.search import BRUTE_FORCE
@@ -194,22 +223,31 @@ def sklearn_ed_worker(spec):
     search = FilterRefineNeighbors(
         n_neighbors=K, target_recall=spec["target_recall"], n_jobs=N_JOBS, random_state=0
     )
-    curves = []
-    give_way = search._brute_force_instead
+    import sklearn_ed.search._recall_check as recall_check
 
-    def recorded(reason):  # the recall curve of a filter that gives way
+    curves, misses, sampled = [], [], []
+    give_way, sample = search._brute_force_instead, recall_check._sampled_pairs
+
+    def recorded(reason):  # the recall curve of a filter that gives way, and its misses
         curves.append(search.recall_curve_.tolist())
+        misses.append(check_misses(search, sampled, reads))
         return give_way(reason)
 
-    search._brute_force_instead = recorded
+    def kept(*args, **kwargs):  # the check's pseudo-queries and their exact pairs
+        sampled.append(sample(*args, **kwargs))
+        return sampled[-1]
+
+    search._brute_force_instead, recall_check._sampled_pairs = recorded, kept
     with PeakRSS() as memory:
         start = time.perf_counter()
         search.fit(reads.data)
         fit_s = time.perf_counter() - start
         if search.search_method_ == BRUTE_FORCE:
             # Its search is brute force's, projected by that worker: hours at 100,000 reads.
-            curve = curves[-1] if curves else []
-            return worker_reply({"fit_s": fit_s, "gave_way": True, "recall_curve": curve})
+            curve, missed = (curves[-1], misses[-1]) if curves else ([], None)
+            return worker_reply(
+                {"fit_s": fit_s, "gave_way": True, "recall_curve": curve, "check_misses": missed}
+            )
         start = time.perf_counter()
         distances, indices = search.kneighbors()
         search_s = time.perf_counter() - start
@@ -362,6 +400,21 @@ def report(result, n_reads):
         if row.get("recall_curve"):
             curve = ", ".join(f"C={c:.0f}: {r:.4f}" for c, r, _ in row["recall_curve"])
             print(f"\n{row['method']}, the fit's recall check: {curve}")
+        if row.get("check_misses"):
+            report_check_misses(row["method"], row["check_misses"])
+
+
+def report_check_misses(method, misses):
+    """Which pseudo-queries kept a check from its target at every C."""
+    low, middle, high = misses["share_all"]
+    shares = ", ".join(f"{share:.2f}" for share in misses["share_missing"])
+    related = ", ".join(map(str, misses["related_missing"]))
+    print(
+        f"\n{method}: {misses['missing']} of the check's {misses['queries']} items of the base "
+        f"miss part of their top-10 at C={misses['largest_c']:,}; their 10th distance over "
+        f"their length: {shares} (all {misses['queries']}: {low:.2f} / {middle:.2f} / {high:.2f}, "
+        f"min / median / max); overlapping reads within it: {related}"
+    )
 
 
 def report_groups(result):
