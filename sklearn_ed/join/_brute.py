@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from time import perf_counter
 
 import numpy as np
+from joblib import effective_n_jobs
 
 from ..distances import pairwise_distances_within, radius_pair_filter
 from ..utils import iter_in_threads
@@ -47,6 +48,15 @@ BAG_MAX_PASS_RATE = 0.04
 # over one side, a window of items of the other.
 SAMPLE_ROWS = 64
 SAMPLE_ITEMS = 4096
+# Bounded by the characters shared, a block's memory is the pairs it keeps,
+# not its cells: blocks of about BAG_BLOCK_KEPT_PAIRS kept pairs (64 MiB of
+# pairs), at least BAG_BLOCKS_PER_THREAD per thread to share the work out.
+# The filter's rate per pair did not depend on the rows of a block (0.8-1.2
+# ns), but each block pays fixed costs (the verification's call, sorting its
+# pairs): 64-row blocks made 100,000 token-sorted names within similarity
+# 0.85 of normalized Indel take 3.4 s, larger ones 2.4 s.
+BAG_BLOCK_KEPT_PAIRS = 2**22
+BAG_BLOCKS_PER_THREAD = 8
 
 
 class BruteJoin:
@@ -67,7 +77,7 @@ class BruteJoin:
         self.left, self.right, self.spec = left, right, spec
         self.threshold, self.n_jobs = threshold, n_jobs
         self.other = left if right is None else right
-        self.block = block_rows(self.other)
+        self.block = block_rows(len(self.other))
         n = len(left)
         self.n_pairs = n * (n - 1) // 2 if right is None else n * len(right)
         # The filter of the characters shared is built on every string only
@@ -86,7 +96,8 @@ class BruteJoin:
             bound = spec.levenshtein_radius(threshold)
             self.prefix = PrefixBound(spec, bound, left, self.other, n_jobs)
         self._random = np.random.default_rng(0)
-        self.settled = False
+        # Bounded by the characters shared, every sample is the same work.
+        self.settled = self._sampled is not None
 
     @property
     def bounded_by_characters(self):
@@ -102,7 +113,6 @@ class BruteJoin:
         full sample costs a quarter of a millisecond: its rate is known
         from the first round)."""
         if self._sampled is not None:
-            self.settled = True
             return self._sampled.compared(self) / max(self.n_pairs, 1)
         begin = int(rows[0])
         block = np.arange(begin, min(begin + self.block, len(self.left)))
@@ -125,6 +135,9 @@ class BruteJoin:
         block's thread too, where one block on all threads would wait on it."""
         if self._sampled is not None and self.bag is None:
             self.bag = _pair_filter(self.spec, self.left, self.other, self.threshold)
+            self.block = bag_block_rows(
+                len(self.left), len(self.other), self._sampled.kept_share, self.n_jobs
+            )
         for pairs in iter_in_threads(self._row_block_pairs, self._row_blocks(), self.n_jobs):
             yield from pairs
 
@@ -200,6 +213,7 @@ class _SampledBag:
     first: int
     n_items: int
     seconds: float
+    kept_share: float
 
     @property
     def n_strings(self):
@@ -219,9 +233,10 @@ class _SampledBag:
         if pair_filter is None or not len(rows) or not len(window):
             return None
         kept = len(pair_filter.pairs(np.arange(len(rows)), 0, len(window))[0])
-        if kept > BAG_MAX_PASS_RATE * len(rows) * len(window):
+        kept_share = kept / (len(rows) * len(window))
+        if kept_share > BAG_MAX_PASS_RATE:
             return None
-        return cls(pair_filter, rows, first, len(window), seconds)
+        return cls(pair_filter, rows, first, len(window), seconds, kept_share)
 
     def compared(self, join):
         """Verify the sample's pairs the filter keeps, in one thread; the cells compared."""
@@ -234,9 +249,19 @@ class _SampledBag:
         return len(self.rows) * n_items
 
 
-def block_rows(other):
-    """Rows compared at once with ``other``."""
-    return max(BRUTE_BLOCK_ROWS, BRUTE_BLOCK_CELLS // max(len(other), 1))
+def block_rows(n_items):
+    """Rows compared at once with ``n_items`` items, every pair."""
+    return max(BRUTE_BLOCK_ROWS, BRUTE_BLOCK_CELLS // max(n_items, 1))
+
+
+def bag_block_rows(n_rows, n_items, kept_share, n_jobs):
+    """Rows compared at once with ``n_items`` items through the filter of the
+    characters shared, which keeps ``kept_share`` of the pairs; of ``n_rows``
+    rows on ``n_jobs`` threads."""
+    kept_per_row = max(kept_share * n_items, 1.0)
+    by_memory = int(BAG_BLOCK_KEPT_PAIRS // kept_per_row)
+    shared_out = -(-n_rows // (BAG_BLOCKS_PER_THREAD * effective_n_jobs(n_jobs)))
+    return max(block_rows(n_items), min(by_memory, shared_out))
 
 
 def brute_join(left, right, spec, threshold, n_jobs):

@@ -42,7 +42,8 @@ class JoinMethod:
         join's work done) and ``blocks()`` (the join's blocks, reusing what the samples
         kept), or None where the method declines (a sample says it cannot
         win); it may say ``settled`` (true when another sample would time
-        the same work: ``"auto"`` samples it no more), ``kept`` (the share
+        the same work: ``"auto"`` samples it no more; true from the start,
+        its first call is its sample), ``kept`` (the share
         of the join's work its samples did and ``blocks()`` reuses) and
         ``deferred_seconds`` (the estimated time of the preparation it left
         to ``blocks()``).

@@ -66,8 +66,15 @@ class PartitionJoin:
         self.sampled = np.zeros(len(left), dtype=bool)
         # Rows of one length are sampled in a random order: in a self-join a
         # row meets only the rows before it, so the first rows would cost less.
-        self.random_order = np.argsort(np.random.default_rng(0).permutation(len(left)))
-        self.sorted_lengths = np.sort(self.filter.probe_lengths)
+        # Sorted by length, then in that order, with a cursor per length: a
+        # sample takes the next rows of its lengths (finding them among all
+        # rows on each sample cost 1 ms of an 8-row sample's 2 on 100,000 names).
+        random_order = np.argsort(np.random.default_rng(0).permutation(len(left)))
+        self.by_length = np.lexsort((random_order, self.filter.probe_lengths))
+        self.sorted_lengths = self.filter.probe_lengths[self.by_length]
+        self.lengths, self.length_starts = np.unique(self.sorted_lengths, return_index=True)
+        self.length_ends = np.append(self.length_starts[1:], len(self.by_length))
+        self.cursors = self.length_starts.copy()
         self._random = np.random.default_rng(0)
         self.sampled_blocks = []
 
@@ -108,15 +115,18 @@ class PartitionJoin:
         lengths, times_drawn = np.unique(drawn, return_counts=True)
         per_length = -(-n_rows // n_lengths)
         rows = [
-            self._unsampled(length)[: per_length * times]
-            for length, times in zip(lengths, times_drawn)
+            self._take(length, per_length * times) for length, times in zip(lengths, times_drawn)
         ]
         return np.concatenate(rows)
 
-    def _unsampled(self, length):
-        """The unsampled probe rows of ``length``, in a random order."""
-        rows = np.flatnonzero((self.filter.probe_lengths == length) & ~self.sampled)
-        return rows[np.argsort(self.random_order[rows])]
+    def _take(self, length, n_rows):
+        """The next ``n_rows`` unsampled probe rows of ``length`` (fewer where
+        fewer are left), in a random order."""
+        at = np.searchsorted(self.lengths, length)
+        begin = self.cursors[at]
+        end = min(begin + n_rows, self.length_ends[at])
+        self.cursors[at] = end
+        return self.by_length[begin:end]
 
     def _verified(self, probes, n_jobs=None):
         """The pairs within the threshold of the ``probes``: of their candidates,

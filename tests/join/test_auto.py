@@ -89,6 +89,7 @@ def _registered_plans(
     declining=(),
     per_call=None,
     settling=(),
+    fixed=(),
     preparing=None,
     keeping=(),
     n_rows=None,
@@ -98,7 +99,8 @@ def _registered_plans(
     of ``n_rows`` rows (on the fake clock; a plan of fewer rows, a pilot, in
     proportion to the square of its rows), and ``per_call[name]`` more each
     call, and record the rows each sample was asked for; those ``settling``
-    say they are settled after their first timed sample. A plan takes
+    say they are settled after their first timed sample, those ``fixed``
+    from the start (every sample the same work). A plan takes
     ``preparing[name]`` seconds to build for ``n_rows`` rows, in proportion
     to its rows (the rows of each plan built are in ``asked.built[name]``);
     those ``keeping`` say their samples' share of the join is kept; those
@@ -112,7 +114,7 @@ def _registered_plans(
         class Plan:
             def __init__(self, left, right, spec, limit, n_jobs):
                 self.arguments = (left, right, spec, limit, n_jobs)
-                self.settled = False
+                self.settled = name in fixed
                 self.kept = 0.0
                 clock.now += preparing.get(name, 0.0) * len(left) / n_rows
                 asked.built.setdefault(name, []).append(len(left))
@@ -123,7 +125,7 @@ def _registered_plans(
                     asked.piloted.setdefault(name, []).append(len(rows))
                 else:
                     asked[name].append(len(rows))
-                self.settled = name in settling and len(asked[name]) > 1
+                self.settled = name in fixed or (name in settling and len(asked[name]) > 1)
                 share = len(rows) / len(self.arguments[0])
                 seconds = seconds_per_join[name] * min(size, 1.0) ** 2
                 clock.now += seconds * share + per_call.get(name, 0.0)
@@ -247,6 +249,18 @@ def test_a_settled_plan_is_not_sampled_again(monkeypatch, clock):
     assert asked["a"] == [1, 8] and asked["b"] == [1, 8, 32, 128, 256, 512, 1024]
 
 
+def test_a_plan_settled_from_the_start_is_timed_on_its_first_call(monkeypatch, clock):
+    asked = _registered_plans(
+        monkeypatch, clock, {"a": 12.0, "b": 10.0}, fixed=("a",), n_rows=100_000
+    )
+    strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
+    choice = auto_module.choose_join_method(
+        "auto", strings, None, get_metric("levenshtein"), 0, None
+    )
+    assert choice.name == "b" and choice.estimates["a"] == pytest.approx(12.0)
+    assert asked["a"] == [1]
+
+
 def test_a_partition_sample_spreads_over_the_lengths():
     """128 rows come from 8 lengths, one in each eighth of the rows sorted by
     length, whatever the rows' order."""
@@ -261,6 +275,17 @@ def test_a_partition_sample_spreads_over_the_lengths():
     join.sample(np.arange(128))
     assert join.sampled.sum() == 128
     assert not np.isin(join._spread_rows(128), np.flatnonzero(join.sampled)).any()
+
+
+def test_partition_samples_take_each_row_once_until_none_is_left():
+    rng = np.random.default_rng(1)
+    lengths = rng.permutation(np.repeat(np.arange(5, 13), [3, 40, 7, 1, 60, 2, 30, 9]))
+    strings = np.array(["".join(rng.choice(list("abcd"), n)) for n in lengths], dtype=object)
+    join = PartitionJoin(strings, None, get_metric("levenshtein"), 1, None)
+    taken = []
+    for _ in range(500):
+        taken += join._spread_rows(128).tolist()
+    assert sorted(taken) == list(range(len(strings)))
 
 
 def test_a_method_that_declines_is_not_timed(monkeypatch, clock, caplog):

@@ -507,6 +507,8 @@ def test_brute_force_bounded_by_the_characters_shared_finds_every_pair(
     right = None if self_join else right
     monkeypatch.setattr(join_module, "BAG_MAX_PASS_RATE", 1.0 if bag else -1.0)
     monkeypatch.setattr(join_module, "BRUTE_BLOCK_CELLS", 500)
+    monkeypatch.setattr(join_module, "BRUTE_BLOCK_ROWS", 3)
+    monkeypatch.setattr(join_module, "BAG_BLOCK_KEPT_PAIRS", 40)
     plan = join_module.BruteJoin(left, right, get_metric(metric), threshold, n_jobs=2)
     assert plan.bounded_by_characters == bag
     rows, columns, distances = similarity_join(
@@ -515,6 +517,22 @@ def test_brute_force_bounded_by_the_characters_shared_finds_every_pair(
     expected_rows, expected_columns, expected = brute_pairs(left, right, metric, threshold)
     assert rows.tolist() == expected_rows and columns.tolist() == expected_columns
     np.testing.assert_allclose(distances, expected)
+
+
+def test_blocks_bounded_by_the_characters_shared_keep_bounded_pairs_on_every_thread():
+    """As many rows as keep ``BAG_BLOCK_KEPT_PAIRS`` pairs, at least
+    ``BAG_BLOCKS_PER_THREAD`` blocks a thread, never fewer rows than a block
+    of every pair compared."""
+    rows_of = join_module.bag_block_rows
+    kept_pairs, per_thread = join_module.BAG_BLOCK_KEPT_PAIRS, join_module.BAG_BLOCKS_PER_THREAD
+    # 100,000 rows, 1 % of 100,000 items kept: the memory decides.
+    assert rows_of(100_000, 100_000, 0.01, 2) == kept_pairs // 1000
+    # Few pairs kept: the threads' share of the rows decides.
+    assert rows_of(100_000, 100_000, 1e-6, 2) == -(-100_000 // (2 * per_thread))
+    assert rows_of(100_000, 100_000, 1e-6, 4) == -(-100_000 // (4 * per_thread))
+    # Never under the rows of a block of every pair compared.
+    assert rows_of(2_000, 2_000, 1e-6, 2) == join_module.block_rows(2_000)
+    assert rows_of(100_000, 100_000, 0.9, 2) == join_module.block_rows(100_000)
 
 
 def test_brute_force_builds_its_filter_of_the_characters_shared_only_when_it_runs(
