@@ -508,6 +508,17 @@ RUNS = [
         docs="benchmarks/matrix",
     ),
     Run(
+        "matrix_joins_100k_records",
+        "bench_matrix",
+        "--part join --bases records:100000 "
+        "--metrics normalized_levenshtein,normalized_indel --processors none,sort_tokens "
+        "--thresholds normalized_levenshtein=0.15 normalized_indel=0.15 "
+        "--n-judged 200 --cell-timeout 300 "
+        "--json '{results}/matrix_joins_100k_records.json'",
+        minutes=10,
+        docs="benchmarks/matrix",
+    ),
+    Run(
         "join_auto",
         "bench_join_auto",
         "--json '{results}/join_auto.json'",

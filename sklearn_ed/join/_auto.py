@@ -392,8 +392,8 @@ class _Timing:
         """The first call, untimed as a sample: it bounds the calls' fixed cost.
         A plan settled before it (brute force bounded by the characters shared,
         whose sample is the same work each time) has had its sample: it counts
-        as one (the second cost half of "auto"'s 2 ms of sampling on 10,000
-        names), its fixed cost the whole call."""
+        as one (a second cost 0.5 ms of "auto"'s 2 ms of preparing and
+        sampling on 10,000 names), its fixed cost the whole call."""
         settled = getattr(self.plan, "settled", False)
         start = perf_counter()
         share = self.plan.sample(rows)
