@@ -125,7 +125,7 @@ def paired_ratio(row, other):
 
     The methods take turns, so the calls of one round share a moment of the
     machine. On two threads a join of 10,000 words under Jaro took 25 to 40
-    ms a call, the slow calls in runs (on one thread 37 to 40 ms): auto and
+    ms a call, the slow calls in runs (on one thread 37 to 44 ms): auto and
     brute force, running the same code, were 1.16 apart by the medians of
     their calls (matrix_joins at fa0cadb); another 15 rounds gave 1.09 by
     the medians, 1.00 round by round."""
