@@ -144,6 +144,12 @@ def _registered_plans(
     return asked
 
 
+def _auto_self_join_of_words(n_rows):
+    """ "auto"'s choice for the self-join of ``n_rows`` distinct words within 0 edits."""
+    strings = np.array([f"w{i:05d}" for i in range(n_rows)], dtype=object)
+    return auto_module.choose_join_method("auto", strings, None, get_metric("levenshtein"), 0, None)
+
+
 def test_auto_runs_the_method_of_least_measured_time(monkeypatch, clock, caplog):
     asked = _registered_plans(monkeypatch, clock, {"slow": 100.0, "fast": 10.0}, n_rows=5000)
     strings = [f"w{i:05d}" for i in range(5000)]
@@ -160,10 +166,7 @@ def test_auto_runs_the_method_of_least_measured_time(monkeypatch, clock, caplog)
 
 def test_close_methods_are_sampled_until_the_share_of_time_is_spent(monkeypatch, clock):
     asked = _registered_plans(monkeypatch, clock, {"a": 12.0, "b": 10.0}, n_rows=100_000)
-    strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
-    choice = auto_module.choose_join_method(
-        "auto", strings, None, get_metric("levenshtein"), 0, None
-    )
+    choice = _auto_self_join_of_words(100_000)
     assert choice.name == "b"  # its blocks are not run
     # 8 and 32 rows, then doubling from 128 rows while another round would keep
     # both methods' timed samples within 3 % of the least estimate (10 s): 936 rows.
@@ -183,10 +186,7 @@ def test_a_close_call_goes_to_the_method_that_needs_less_time_from_there(monkeyp
         keeping=("indexed",),
         n_rows=100_000,
     )
-    strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
-    choice = auto_module.choose_join_method(
-        "auto", strings, None, get_metric("levenshtein"), 0, None
-    )
+    choice = _auto_self_join_of_words(100_000)
     assert choice.estimates["indexed"] > choice.estimates["plain"]
     assert choice.name == "indexed"
 
@@ -240,10 +240,7 @@ def test_a_settled_plan_is_not_sampled_again(monkeypatch, clock):
     asked = _registered_plans(
         monkeypatch, clock, {"a": 12.0, "b": 10.0}, settling=("a",), n_rows=100_000
     )
-    strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
-    choice = auto_module.choose_join_method(
-        "auto", strings, None, get_metric("levenshtein"), 0, None
-    )
+    choice = _auto_self_join_of_words(100_000)
     assert choice.name == "b"
     # b alone spends the sampling time: one round more than when both sample.
     assert asked["a"] == [1, 8] and asked["b"] == [1, 8, 32, 128, 256, 512, 1024]
@@ -253,10 +250,7 @@ def test_a_plan_settled_from_the_start_is_timed_on_its_first_call(monkeypatch, c
     asked = _registered_plans(
         monkeypatch, clock, {"a": 12.0, "b": 10.0}, fixed=("a",), n_rows=100_000
     )
-    strings = np.array([f"w{i:05d}" for i in range(100_000)], dtype=object)
-    choice = auto_module.choose_join_method(
-        "auto", strings, None, get_metric("levenshtein"), 0, None
-    )
+    choice = _auto_self_join_of_words(100_000)
     assert choice.name == "b" and choice.estimates["a"] == pytest.approx(12.0)
     assert asked["a"] == [1]
 
