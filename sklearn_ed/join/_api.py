@@ -10,7 +10,7 @@ from numbers import Real
 import numpy as np
 
 from ..distances import get_metric, pairwise_distances_within
-from ..utils import apply_processor, available_memory, check_items, require_pandas
+from ..utils import apply_processor, available_memory, check_items, pair_order, require_pandas
 from ._auto import choose_join_method
 from ._distinct import distinct_pairs
 from ._methods import checked_join_method
@@ -277,7 +277,7 @@ def concatenated_pairs(blocks, ordered=True):
     left, right = left.astype(np.int64, copy=False), right.astype(np.int64, copy=False)
     if not ordered or _in_order(left, right):
         return left, right, distance
-    order = np.lexsort((right, left))
+    order = pair_order(left, right)
     return left[order], right[order], distance[order]
 
 

@@ -37,11 +37,16 @@ first piloted: prepared on every ``PILOT_STEP``-th row of each side (its
 time scaled up), and that small join sampled, which bounds the whole join
 from below (:func:`_pilot`). They are prepared in the order of their
 pilots, and one whose preparation would take more than
-``PREPARATION_SHARE`` of the least estimate so far, or whose pilots put its
-least time above that estimate, is never prepared: on 100,000 person
-records under normalized Indel the partition filter's index was built and
-sampled for a join 24 to 32 times slower than brute force's, and auto took
-1.2 to 1.3 times brute force's time (the matrix at 066dcca).
+``PREPARATION_SHARE`` of the least estimate so far, or more than it could
+save at best (that estimate less its pilots' least time), is never
+prepared: a method prepared and not chosen loses its preparation. On
+100,000 person records under normalized Indel the partition filter's index
+was built and sampled for a join 24 to 32 times slower than brute force's,
+and auto took 1.2 to 1.3 times brute force's time (the matrix at 066dcca);
+under normalized Levenshtein within 0.15, where its pilots' least time
+was under brute force's estimate by less than its index would cost, its
+index (0.2-0.45 s) was built for a join 1.3 to 1.6 times slower (the
+matrix at 0a08eef).
 """
 
 import logging
@@ -85,6 +90,14 @@ PREPARATION_SHARE = 0.5
 COMPARED_FROM_SECONDS = 0.2
 # Time spent sampling, at most, as a share of the cheapest estimate.
 SAMPLING_SHARE = 0.03
+# A plan whose samples are all the same work (brute force bounded by the
+# characters shared: a quarter of a millisecond) is timed this many times
+# where its estimate reaches COMPARED_FROM_SECONDS, and its least time
+# taken (noise only ever slows a call). Timed once, first calls put brute
+# force at 2.6 to 4.8 s for a join of 100,000 person records it ran in 2.4
+# to 2.8 s (normalized Levenshtein within 0.15): auto then built the
+# partition filter's index (0.2-0.45 s) and ran it (4.2 s).
+SETTLED_TIMINGS = 3
 # A method estimated this many times dearer than the cheapest is not sampled further.
 CLEAR_LEAD = 2.0
 # The same after the first sample, of the method's lower estimate: a few rows'
@@ -114,9 +127,9 @@ class JoinChoice:
         Time spent preparing and sampling the methods.
     unprepared : tuple of str
         The methods not prepared: their preparation alone would have taken
-        more than ``PREPARATION_SHARE`` of another's estimated join, or their
-        pilots put their least time above it (their estimate is that least
-        time), or another's join was estimated under
+        more than ``PREPARATION_SHARE`` of another's estimated join, or more
+        than they could save on it at best (their estimate is the least
+        time their pilots allow), or another's join was estimated under
         ``COMPARED_FROM_SECONDS`` (their estimate is None).
     """
 
@@ -204,8 +217,11 @@ class _Pilot:
 
     def worth_preparing(self, least):
         """Whether preparing the method can pay where another's join is
-        estimated at ``least`` seconds."""
-        return self.preparing <= PREPARATION_SHARE * least and self.least <= least
+        estimated at ``least`` seconds: at best it saves ``least`` less its
+        least time, and if it loses its preparation is lost; it is prepared
+        where the first is at least the second."""
+        at_best_saved = least - self.least
+        return self.preparing <= PREPARATION_SHARE * least and at_best_saved >= self.preparing
 
 
 def _pilot(method, left, right, spec, limit, n_jobs):
@@ -393,7 +409,9 @@ class _Timing:
         A plan settled before it (brute force bounded by the characters shared,
         whose sample is the same work each time) has had its sample: it counts
         as one (a second cost 0.5 ms of "auto"'s 2 ms of preparing and
-        sampling on 10,000 names), its fixed cost the whole call."""
+        sampling on 10,000 names), its fixed cost the whole call; where it
+        puts the join at ``COMPARED_FROM_SECONDS`` or more (another method
+        is weighed against it), it is timed ``SETTLED_TIMINGS`` times."""
         settled = getattr(self.plan, "settled", False)
         start = perf_counter()
         share = self.plan.sample(rows)
@@ -401,6 +419,18 @@ class _Timing:
         if settled:
             self.share, self.seconds = share, self.fixed
             self.sampling += self.seconds
+            if self.estimate >= COMPARED_FROM_SECONDS:
+                self._retimed(rows)
+
+    def _retimed(self, rows):
+        """Time the settled sample again, ``SETTLED_TIMINGS`` times in all; its least time."""
+        seconds = [self.seconds]
+        for _ in range(SETTLED_TIMINGS - 1):
+            start = perf_counter()
+            self.plan.sample(rows)
+            seconds.append(perf_counter() - start)
+        self.sampling += sum(seconds[1:])
+        self.seconds = min(seconds)
 
     def sample(self, rows):
         start = perf_counter()

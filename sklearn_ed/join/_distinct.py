@@ -11,6 +11,8 @@ of each other when the string is within the threshold of itself (distance
 
 import numpy as np
 
+from ..utils import pair_order
+
 # Pairs of copies built at once (a block holds at most twice as many): bounds
 # the memory of a block, about 100 bytes a pair while it is built, whatever
 # the copies.
@@ -190,5 +192,5 @@ def _expanded(pieces, left, other, self_join):
         keep = (numbers[piece] != partners[piece]) | (left_rows < right_rows)
         low, high = np.minimum(left_rows, right_rows), np.maximum(left_rows, right_rows)
         left_rows, right_rows, distances = low[keep], high[keep], distances[keep]
-    order = np.lexsort((right_rows, left_rows))
+    order = pair_order(left_rows, right_rows)
     return left_rows[order], right_rows[order], distances[order]

@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 from ..distances import pairwise_distances_within
-from ..utils import take_items
+from ..utils import pair_order, take_items
 
 TARGET_PAIR_RECALL = 0.95
 # Rows whose pairs brute force checks, and query rows searched at once.
@@ -53,7 +53,7 @@ def filter_join(search, queries, self_join, limit):
         low, high = np.minimum(rows, columns)[keep], np.maximum(rows, columns)[keep]
         _, first = np.unique(low * len(queries) + high, return_index=True)
         rows, columns, distances = low[first], high[first], distances[keep][first]
-    order = np.lexsort((columns, rows))
+    order = pair_order(rows, columns)
     return rows[order], columns[order], distances[order]
 
 

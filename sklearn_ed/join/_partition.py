@@ -287,14 +287,15 @@ class PartitionFilter:
     short : ndarray of int64
         Indexed rows too short to cut: their pairs are not among the
         candidates (compare them to every probe directly).
-    probe_lengths : ndarray of int64
-        The length of each probe row.
+    index_lengths, probe_lengths : ndarray of int64
+        The length of each indexed row and of each probe row.
     """
 
     def __init__(
         self, index_strings, probe_strings, bound, self_join=False, pair_filter=None, n_jobs=None
     ):
-        index_lengths = np.fromiter(map(len, index_strings), np.int64, len(index_strings))
+        self.index_lengths = np.fromiter(map(len, index_strings), np.int64, len(index_strings))
+        index_lengths = self.index_lengths
         self.probe_lengths = np.fromiter(map(len, probe_strings), np.int64, len(probe_strings))
         counts = segment_counts(index_lengths, self.probe_lengths, bound)
         self.index = SegmentIndex(index_strings, counts)

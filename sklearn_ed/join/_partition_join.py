@@ -9,10 +9,14 @@ LCSseq and the normalized Levenshtein and Indel; the proofs are in
 token_set and Hamming have none: they are joined by ``"brute"``.
 """
 
+from functools import partial
+
 import numpy as np
 
 from ..distances import pairwise_distances_within
+from ..utils import iter_in_threads, pair_order
 from ._bag import bag_bound_within, character_counts, limit_table
+from ._brute import block_rows
 from ._partition import PartitionFilter
 from ._verify import verified
 
@@ -146,7 +150,8 @@ class PartitionJoin:
                 n_jobs,
             )
         if self.filter.short.size and probes.size:
-            yield _short_pairs(self, probes, n_jobs)
+            blocks = _short_blocks(self, probes)
+            yield from iter_in_threads(partial(_short_pairs, self), blocks, n_jobs)
 
 
 class _Sides:
@@ -168,15 +173,44 @@ class _Sides:
         return left_rows[within], right_rows[within]
 
 
-def _short_pairs(join, probes, n_jobs):
-    """Pairs of the short indexed rows and the ``probes``, by comparing each to all."""
-    short, is_short, right = join.filter.short, join.is_short, join.right
+def _short_blocks(join, probes):
+    """``(short rows, probes)`` blocks: the short indexed rows of each length
+    with the ``probes`` whose length their bound allows, as many rows a block
+    as brute force compares with that many probes.
+
+    Compared in blocks on the join's threads, each verifying and sorting its
+    own pairs: one call for all of them left the sorting to one thread, and
+    10,000 words within 3 edits (a third of them too short to cut, 1.1 of
+    its 1.2 million pairs theirs) took 0.35 s of the join's 0.6 on two
+    threads; the lengths apart, a 3-letter word is no longer compared with a
+    10-letter one.
+    """
+    short = join.filter.short
+    short_lengths = join.filter.index_lengths[short]
+    probe_lengths = join.filter.probe_lengths[probes]
+    for length in np.unique(short_lengths):
+        rows = short[short_lengths == length]
+        bounds = join.filter.bound(np.full(len(probes), length), probe_lengths)
+        partners = probes[np.abs(probe_lengths - length) <= bounds]
+        if not partners.size:
+            continue
+        step = block_rows(len(partners))
+        for begin in range(0, len(rows), step):
+            yield rows[begin : begin + step], partners
+
+
+def _short_pairs(join, block):
+    """The pairs within the threshold of a block of short indexed rows and its probes."""
+    short, probes = block
+    is_short, right = join.is_short, join.right
+    if right is None:  # a pair of two short rows is found from its smaller row's probe
+        probes = probes[~is_short[probes] | (probes > short[0])]
     rows, columns, distances = pairwise_distances_within(
         join.index_side[short],
         join.left[probes],
         join.spec,
         limits=join.threshold,
-        n_jobs=n_jobs,
+        n_jobs=1,
         check_input=False,
     )
     index_rows, columns = short[rows], probes[columns]
@@ -185,7 +219,7 @@ def _short_pairs(join, probes, n_jobs):
         keep = (index_rows != columns) & ~(is_short[columns] & (columns < index_rows))
         low = np.minimum(index_rows[keep], columns[keep])
         high = np.maximum(index_rows[keep], columns[keep])
-        order = np.lexsort((high, low))
+        order = pair_order(low, high)
         return low[order], high[order], distances[keep][order]
-    order = np.lexsort((index_rows, columns))
+    order = pair_order(columns, index_rows)
     return columns[order], index_rows[order], distances[order]

@@ -3,6 +3,8 @@ each pair of a self-join once."""
 
 import numpy as np
 
+from ..utils import pair_order
+
 
 def verified(spec, left, right, left_rows, right_rows, threshold, n_jobs):
     workers = 1 if n_jobs is None else -1 if n_jobs < 0 else n_jobs
@@ -11,7 +13,7 @@ def verified(spec, left, right, left_rows, right_rows, threshold, n_jobs):
     )
     keep = distances <= threshold
     left_rows, right_rows, distances = left_rows[keep], right_rows[keep], distances[keep]
-    order = np.lexsort((right_rows, left_rows))
+    order = pair_order(left_rows, right_rows)
     return left_rows[order], right_rows[order], distances[order]
 
 

@@ -43,6 +43,7 @@ from ._threads import default_backend, iter_in_threads, map_in_threads, pair_cal
 from ._validation import (
     check_distance_matrices,
     check_numeric_objects,
+    pair_order,
     run_starts,
     sorted_unique,
     take_items,

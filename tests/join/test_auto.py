@@ -8,6 +8,7 @@ from test_join import CASES, brute_pairs
 
 import sklearn_ed.join._auto as auto_module
 import sklearn_ed.join._methods as methods_module
+import sklearn_ed.join._partition_join as partition_join_module
 from sklearn_ed import StringDeduplicator, similarity_join
 from sklearn_ed.distances import get_metric
 from sklearn_ed.join import JoinMethod, brute_join, register_join_method
@@ -55,6 +56,22 @@ def test_a_partition_join_sampled_then_run_finds_every_pair_once(
     assert found == sorted(zip(expected_rows, expected_columns))
 
 
+@pytest.mark.parametrize("self_join", [True, False], ids=["self", "two-lists"])
+def test_short_rows_compared_in_blocks_find_every_pair_once(sides, self_join, monkeypatch):
+    """Rows too short to cut (under 5 characters within 2 edits) are compared
+    with the probes of the lengths their bound allows, 3 rows a block."""
+    monkeypatch.setattr(partition_join_module, "block_rows", lambda n_items: 3)
+    left, right = sides
+    right = None if self_join else right
+    join = PartitionJoin(left, right, get_metric("levenshtein"), 2, 2)
+    assert len(np.unique(join.filter.index_lengths[join.filter.short])) >= 3
+    assert len(join.filter.short) > 6
+    pairs = [np.concatenate(part) for part in zip(*join.blocks())]
+    found = list(zip(pairs[0].tolist(), pairs[1].tolist()))
+    expected_rows, expected_columns, _ = brute_pairs(left, right, "levenshtein", 2)
+    assert sorted(found) == sorted(zip(expected_rows, expected_columns))
+
+
 class _Clock:
     """Time that passes only when a fake plan works."""
 
@@ -94,6 +111,7 @@ def _registered_plans(
     keeping=(),
     n_rows=None,
     small=(),
+    first_call=None,
 ):
     """Methods whose plans take ``seconds_per_join[name]`` for the whole join
     of ``n_rows`` rows (on the fake clock; a plan of fewer rows, a pilot, in
@@ -104,8 +122,9 @@ def _registered_plans(
     ``preparing[name]`` seconds to build for ``n_rows`` rows, in proportion
     to its rows (the rows of each plan built are in ``asked.built[name]``);
     those ``keeping`` say their samples' share of the join is kept; those
-    ``small`` are the methods for small joins (prepared first, unpiloted)."""
-    per_call, preparing = per_call or {}, preparing or {}
+    ``small`` are the methods for small joins (prepared first, unpiloted);
+    the first call of a plan of ``n_rows`` takes ``first_call[name]`` seconds more."""
+    per_call, preparing, first_call = per_call or {}, preparing or {}, first_call or {}
     assert n_rows, "the rows of the join the fake plans time"
     monkeypatch.setattr(methods_module, "_METHODS", {})
     asked = _Asked({name: [] for name in seconds_per_join})
@@ -129,6 +148,8 @@ def _registered_plans(
                 share = len(rows) / len(self.arguments[0])
                 seconds = seconds_per_join[name] * min(size, 1.0) ** 2
                 clock.now += seconds * share + per_call.get(name, 0.0)
+                if size >= 1 and len(asked[name]) == 1:
+                    clock.now += first_call.get(name, 0.0)
                 self.kept += share if name in keeping else 0.0
                 return share
 
@@ -252,7 +273,42 @@ def test_a_plan_settled_from_the_start_is_timed_on_its_first_call(monkeypatch, c
     )
     choice = _auto_self_join_of_words(100_000)
     assert choice.name == "b" and choice.estimates["a"] == pytest.approx(12.0)
-    assert asked["a"] == [1]
+    # Estimated above 0.2 s, its sample is timed three times (its least time kept).
+    assert asked["a"] == [1, 1, 1]
+
+
+def test_a_settled_plan_is_estimated_on_its_least_time(monkeypatch, clock):
+    """A first call slower by 0.1 ms puts "a" at 12.4 s; timed again, at its 2.4 s."""
+    _registered_plans(
+        monkeypatch,
+        clock,
+        {"a": 2.4, "b": 10.0},
+        fixed=("a",),
+        first_call={"a": 1e-4},
+        n_rows=100_000,
+    )
+    choice = _auto_self_join_of_words(100_000)
+    assert choice.name == "a" and choice.estimates["a"] == pytest.approx(2.4)
+
+
+def test_a_method_that_would_save_less_than_its_preparation_is_not_prepared(
+    monkeypatch, clock, caplog
+):
+    """Its pilots put the index at 4.86 s and its join at 0.55 s at least: it
+    could save at most 4.59 s of the other's 10 s, less than the 4.86 s it
+    would lose if it lost."""
+    asked = _registered_plans(
+        monkeypatch,
+        clock,
+        {"indexed": 9.0, "plain": 10.0},
+        preparing={"indexed": 5.1},
+        n_rows=20_000,
+    )
+    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
+        similarity_join([f"w{i:05d}" for i in range(20_000)], threshold=1)
+    assert "chose 'plain'" in caplog.text
+    assert "indexed not prepared (its pilots: at least 5.41 s)" in caplog.text
+    assert asked.built["indexed"] == [64, 1_250]
 
 
 def test_a_partition_sample_spreads_over_the_lengths():

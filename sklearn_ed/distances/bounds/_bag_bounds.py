@@ -319,10 +319,11 @@ class BagPairFilter:
         -------
         rows, items : ndarray of int64
         """
-        rows, items = _pairs_sharing(
+        rows = np.sort(np.asarray(rows, dtype=np.int64))
+        slots, items = _pairs_sharing(
             self._counts,
             self._lengths,
-            np.asarray(rows, dtype=np.int64),
+            rows,
             self._item_counts,
             self._item_lengths,
             int(first),
@@ -330,8 +331,11 @@ class BagPairFilter:
             self._fewest_shared,
             upper,
         )
-        order = np.lexsort((items, rows))  # found tile by tile
-        return rows[order], items[order]
+        # Found tile by tile, each tile's by row: a stable counting sort by
+        # row orders them (a lexsort took 40 % of brute force's filter on
+        # 100,000 words within 2 edits, which keeps 1 pair in 120).
+        slots, items = _by_slot(slots, items, len(rows))
+        return rows[slots], items
 
     def pass_rate(self, n_rows=64, n_items=4096):
         """The share of pairs kept among ``n_rows`` queries spread over the rows
@@ -368,7 +372,7 @@ def _pairs_sharing(counts, lengths, rows, item_counts, item_lengths, first, last
     width = min(_TILE_ITEMS, max(last - first, 0))
     scratch = np.empty(width, dtype=np.uint8)
     kept = np.empty(width, dtype=np.int64)
-    found_rows = np.empty(1024, dtype=np.int64)
+    found_slots = np.empty(1024, dtype=np.int64)
     found_items = np.empty(1024, dtype=np.int64)
     n_found = 0
     # Tile by tile of items, every row: a tile's counts stay in the cache for
@@ -376,7 +380,8 @@ def _pairs_sharing(counts, lengths, rows, item_counts, item_lengths, first, last
     # and took twice as long a pair).
     for tile in range(first, last, _TILE_ITEMS):
         tile_end = min(tile + _TILE_ITEMS, last)
-        for row in rows:
+        for slot in range(len(rows)):
+            row = rows[slot]
             start = max(tile, row + 1) if upper else tile
             if start >= tile_end:
                 continue
@@ -385,14 +390,30 @@ def _pairs_sharing(counts, lengths, rows, item_counts, item_lengths, first, last
             shared = scratch[: tile_end - start]
             _count_shared(shared, counts[row], item_counts, start, tile_end)
             n_kept = _kept(shared, fewest[lengths[row]], item_lengths[start:tile_end], kept)
-            if n_found + n_kept > len(found_rows):
+            if n_found + n_kept > len(found_slots):
                 capacity = 2 * (n_found + n_kept)
-                found_rows = _grown(found_rows[:n_found], capacity)
+                found_slots = _grown(found_slots[:n_found], capacity)
                 found_items = _grown(found_items[:n_found], capacity)
-            found_rows[n_found : n_found + n_kept] = row
+            found_slots[n_found : n_found + n_kept] = slot
             found_items[n_found : n_found + n_kept] = kept[:n_kept] + start
             n_found += n_kept
-    return found_rows[:n_found], found_items[:n_found]
+    return found_slots[:n_found], found_items[:n_found]
+
+
+@njit(cache=True, nogil=True)
+def _by_slot(slots, items, n_slots):
+    """The pairs ``(slots, items)`` in a stable order by slot."""
+    starts = np.zeros(n_slots + 1, dtype=np.int64)
+    for slot in slots:
+        starts[slot + 1] += 1
+    starts = np.cumsum(starts)
+    ordered_slots = np.empty_like(slots)
+    ordered_items = np.empty_like(items)
+    for i in range(len(slots)):
+        at = starts[slots[i]]
+        ordered_slots[at], ordered_items[at] = slots[i], items[i]
+        starts[slots[i]] += 1
+    return ordered_slots, ordered_items
 
 
 # The two loops below apart from the one above: with its growing arrays in
