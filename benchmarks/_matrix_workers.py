@@ -32,8 +32,10 @@ PROBE, MIN_JUDGED, REPEAT_BELOW, EXACT_ROUNDS = 20_000, 5, 1.0, 5
 # was 1.66 times brute force's median (0a81b03), a single sample's choice;
 # and with ONCE_FROM at 3 s, auto's one call of 3.22 s on 100,000 records
 # under normalized Indel was 1.20 times brute force's first (2.68 s; then
-# 2.55 and 3.05 s: matrix_joins_100k at 5215f64).
-TIMED_SECONDS, MAX_ROUNDS, ONCE_FROM, LONG_ROUNDS = 0.6, 15, 10.0, 3
+# 2.55 and 3.05 s: matrix_joins_100k at 5215f64). Where auto runs brute
+# force's own code (Jaro), calls adding up to 0.6 s (at most 15) put the
+# two 0.90 to 1.09 apart round by round (dcecacf): 1 s, at most 25 calls.
+TIMED_SECONDS, MAX_ROUNDS, ONCE_FROM, LONG_ROUNDS = 1.0, 25, 10.0, 3
 TIMING_RULE = (
     f"the median of {EXACT_ROUNDS} to {MAX_ROUNDS} calls adding up to {TIMED_SECONDS:g} s "
     f"under {REPEAT_BELOW:g} s, of {LONG_ROUNDS} up to {ONCE_FROM:g} s, 1 call above"
