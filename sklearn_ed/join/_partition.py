@@ -295,17 +295,16 @@ class PartitionFilter:
         self, index_strings, probe_strings, bound, self_join=False, pair_filter=None, n_jobs=None
     ):
         self.index_lengths = np.fromiter(map(len, index_strings), np.int64, len(index_strings))
-        index_lengths = self.index_lengths
         self.probe_lengths = np.fromiter(map(len, probe_strings), np.int64, len(probe_strings))
-        counts = segment_counts(index_lengths, self.probe_lengths, bound)
+        counts = segment_counts(self.index_lengths, self.probe_lengths, bound)
         self.index = SegmentIndex(index_strings, counts)
         uncut = [length for length, n_segments in counts.items() if length < n_segments + DROPPED]
-        self.short = np.flatnonzero(np.isin(index_lengths, uncut))
+        self.short = np.flatnonzero(np.isin(self.index_lengths, uncut))
         self.probe_strings, self.self_join, self.bound = probe_strings, self_join, bound
         self.pair_filter, self.n_jobs = pair_filter, n_jobs
         # What every probe length's windows are planned from.
         self._cuts = [(length, *plan) for length, plan in self.index.plans.items()]
-        self._index_lengths = np.array([length for length, _, _ in self._cuts], np.int64)
+        self._cut_lengths = np.array([length for length, _, _ in self._cuts], np.int64)
         self._windows = {}
 
     def blocks(self, rows=None, n_jobs=None):
@@ -323,9 +322,9 @@ class PartitionFilter:
     def windows(self, probe_length):
         """``[(indexed length, windows)]`` a probe of ``probe_length`` looks up."""
         if probe_length not in self._windows:
-            index_lengths = self._index_lengths
-            taus = self.bound(index_lengths, np.full(len(index_lengths), probe_length))
-            near = np.flatnonzero(np.abs(index_lengths - probe_length) <= taus)
+            cut_lengths = self._cut_lengths
+            taus = self.bound(cut_lengths, np.full(len(cut_lengths), probe_length))
+            near = np.flatnonzero(np.abs(cut_lengths - probe_length) <= taus)
             self._windows[probe_length] = (
                 probe_plans(probe_length, [self._cuts[i] for i in near], taus[near])
                 if near.size
