@@ -179,11 +179,12 @@ def _short_blocks(join, probes):
     as brute force compares with that many probes.
 
     Compared in blocks on the join's threads, each verifying and sorting its
-    own pairs: one call for all of them left the sorting to one thread, and
-    10,000 words within 3 edits (a third of them too short to cut, 1.1 of
-    its 1.2 million pairs theirs) took 0.35 s of the join's 0.6 on two
-    threads; the lengths apart, a 3-letter word is no longer compared with a
-    10-letter one.
+    own pairs, and each length only with the lengths its bound allows (a
+    3-letter word never meets a 10-letter one within 3 edits). One call
+    for all of them against every probe left the sorting to one thread: on
+    10,000 words within 3 edits (a third of them too short to cut, with 1.1
+    of the 1.2 million pairs) they took 0.35 to 0.39 s on two threads, 0.17
+    to 0.19 s in blocks.
     """
     short = join.filter.short
     short_lengths = join.filter.index_lengths[short]
