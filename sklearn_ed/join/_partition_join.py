@@ -204,7 +204,7 @@ def _short_pairs(join, block):
     """The pairs within the threshold of a block of short indexed rows and its probes."""
     short, probes = block
     is_short, right = join.is_short, join.right
-    if right is None:  # a pair of two short rows is found from its smaller row's probe
+    if right is None:  # a pair of two short rows is kept from its larger row's probe
         probes = probes[~is_short[probes] | (probes > short[0])]
     rows, columns, distances = pairwise_distances_within(
         join.index_side[short],
