@@ -413,9 +413,7 @@ class _Timing:
         puts the join at ``COMPARED_FROM_SECONDS`` or more (another method
         is weighed against it), it is timed ``SETTLED_TIMINGS`` times."""
         settled = getattr(self.plan, "settled", False)
-        start = perf_counter()
-        share = self.plan.sample(rows)
-        self.fixed = perf_counter() - start
+        share, self.fixed = self._timed(rows)
         if settled:
             self.share, self.seconds = share, self.fixed
             self.sampling += self.seconds
@@ -424,19 +422,19 @@ class _Timing:
 
     def _retimed(self, rows):
         """Time the settled sample again, ``SETTLED_TIMINGS`` times in all; its least time."""
-        seconds = [self.seconds]
-        for _ in range(SETTLED_TIMINGS - 1):
-            start = perf_counter()
-            self.plan.sample(rows)
-            seconds.append(perf_counter() - start)
-        self.sampling += sum(seconds[1:])
-        self.seconds = min(seconds)
+        again = [self._timed(rows)[1] for _ in range(SETTLED_TIMINGS - 1)]
+        self.sampling += sum(again)
+        self.seconds = min([self.seconds, *again])
 
     def sample(self, rows):
-        start = perf_counter()
-        self.share = self.plan.sample(rows)
-        self.seconds = perf_counter() - start
+        self.share, self.seconds = self._timed(rows)
         self.sampling += self.seconds
+
+    def _timed(self, rows):
+        """The plan's sample of ``rows``: its share of the join, and its seconds."""
+        start = perf_counter()
+        share = self.plan.sample(rows)
+        return share, perf_counter() - start
 
     @property
     def estimate(self):

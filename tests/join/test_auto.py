@@ -171,6 +171,13 @@ def _auto_self_join_of_words(n_rows):
     return auto_module.choose_join_method("auto", strings, None, get_metric("levenshtein"), 0, None)
 
 
+def _logged_self_join_of_words(caplog, n_rows):
+    """What ``similarity_join`` logs joining ``n_rows`` distinct words within 1 edit."""
+    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
+        similarity_join([f"w{i:05d}" for i in range(n_rows)], threshold=1)
+    return caplog.text
+
+
 def test_auto_runs_the_method_of_least_measured_time(monkeypatch, clock, caplog):
     asked = _registered_plans(monkeypatch, clock, {"slow": 100.0, "fast": 10.0}, n_rows=5000)
     strings = [f"w{i:05d}" for i in range(5000)]
@@ -223,11 +230,9 @@ def test_a_preparation_dearer_than_another_join_is_not_made(monkeypatch, clock, 
         preparing={"indexed": 20.0},
         n_rows=20_000,
     )
-    strings = [f"w{i:05d}" for i in range(20_000)]
-    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
-        similarity_join(strings, threshold=1)
-    assert "chose 'plain'" in caplog.text
-    assert "indexed not prepared (its pilots: at least 19.1 s)" in caplog.text
+    logged = _logged_self_join_of_words(caplog, 20_000)
+    assert "chose 'plain'" in logged
+    assert "indexed not prepared (its pilots: at least 19.1 s)" in logged
     assert asked.built["indexed"] == [64, 1_250] and asked["indexed"] == []
     # Prepared, plain was timed on its own: one untimed row, then 8 rows.
     assert asked.built["plain"] == [64, 1_250, 20_000] and asked["plain"] == [1, 8]
@@ -239,9 +244,7 @@ def test_a_fixed_cost_per_call_does_not_drop_the_faster_method(monkeypatch, cloc
     _registered_plans(
         monkeypatch, clock, {"lean": 1.0, "plain": 5.0}, per_call={"lean": 0.02}, n_rows=10_000
     )
-    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
-        similarity_join([f"w{i:05d}" for i in range(10_000)], threshold=1)
-    assert "chose 'lean'" in caplog.text
+    assert "chose 'lean'" in _logged_self_join_of_words(caplog, 10_000)
 
 
 def test_a_likely_loser_is_not_sampled_at_a_cost_beyond_the_share(monkeypatch, clock):
@@ -304,10 +307,9 @@ def test_a_method_that_would_save_less_than_its_preparation_is_not_prepared(
         preparing={"indexed": 5.1},
         n_rows=20_000,
     )
-    with caplog.at_level(logging.INFO, logger="sklearn_ed.join"):
-        similarity_join([f"w{i:05d}" for i in range(20_000)], threshold=1)
-    assert "chose 'plain'" in caplog.text
-    assert "indexed not prepared (its pilots: at least 5.41 s)" in caplog.text
+    logged = _logged_self_join_of_words(caplog, 20_000)
+    assert "chose 'plain'" in logged
+    assert "indexed not prepared (its pilots: at least 5.41 s)" in logged
     assert asked.built["indexed"] == [64, 1_250]
 
 
